@@ -1,0 +1,1 @@
+"""Reports from result records. Reads JSON only: never imports a framework."""

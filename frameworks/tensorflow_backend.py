@@ -1,0 +1,203 @@
+"""TensorFlow (Keras 3) adapter: thread control, build, and training with model.fit.
+
+Keras trains with compile + fit, as its users do. The batch order comes from the shared
+permutations through a tf.data index pipeline that gathers each batch, which is what Keras'
+own array adapter does when fit(..., shuffle=True) is given numpy arrays.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep C++ info logs out of the progress
+import keras
+import tensorflow as tf
+
+import models
+from benchdata import Dataset
+from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
+from frameworks.timing import RunClock
+
+KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
+
+
+def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
+    """Keras' built-in optimizer with every hyperparameter explicit (Keras 3 changed defaults)."""
+    decay = spec.get("decay", 0.0)
+    lr = (
+        keras.optimizers.schedules.InverseTimeDecay(spec["lr"], decay_steps=1, decay_rate=decay)
+        if decay
+        else spec["lr"]
+    )
+    name = spec["name"]
+    if name == "rmsprop":
+        return keras.optimizers.RMSprop(
+            learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"], momentum=0.0, centered=False
+        )
+    if name == "adadelta":
+        return keras.optimizers.Adadelta(learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"])
+    if name == "adam":
+        return keras.optimizers.Adam(
+            learning_rate=lr,
+            beta_1=spec["beta_1"],
+            beta_2=spec["beta_2"],
+            epsilon=spec["eps"],
+            amsgrad=False,
+        )
+    raise ValueError(f"optimizer '{name}' is not mapped for keras")
+
+
+class _ClockCallback(keras.callbacks.Callback):
+    """Forwards Keras' epoch/batch events to the run clock; each hook is one clock read."""
+
+    def __init__(self, clock: RunClock, history: History, progress):
+        super().__init__()
+        self.clock, self.history, self.progress = clock, history, progress
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.clock.epoch_begin()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.clock.step_end()
+
+    def on_test_begin(self, logs=None):
+        self.clock.validation_begin()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.clock.epoch_end()
+        h = self.history
+        h.loss.append(float(logs["loss"]))
+        h.accuracy.append(float(logs["accuracy"]))
+        h.val_loss.append(float(logs["val_loss"]))
+        h.val_accuracy.append(float(logs["val_accuracy"]))
+        if self.progress is not None:
+            self.progress(epoch, h)
+
+
+class TensorFlowBackend:
+    name = "tensorflow"
+
+    def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
+        tf.config.threading.set_intra_op_parallelism_threads(intra_op)
+        tf.config.threading.set_inter_op_parallelism_threads(inter_op)
+        # Running one op initializes the runtime: from here on the pools are built and the
+        # settings can no longer change, so what we read back is what the run will use.
+        tf.constant(1.0).numpy()
+        from threadpoolctl import threadpool_info
+
+        report = ThreadReport(
+            tf.config.threading.get_intra_op_parallelism_threads(),
+            tf.config.threading.get_inter_op_parallelism_threads(),
+            [
+                {k: p.get(k) for k in ("user_api", "internal_api", "prefix", "num_threads")}
+                for p in threadpool_info()
+            ],
+        )
+        if (report.intra_op, report.inter_op) != (intra_op, inter_op):
+            raise ThreadMismatchError(
+                f"tensorflow runs intra-op {report.intra_op}, inter-op {report.inter_op}; "
+                f"requested {intra_op}, {inter_op}"
+            )
+        return report
+
+    def describe(self) -> dict[str, Any]:
+        from tensorflow.python.util import _pywrap_util_port
+
+        build = dict(tf.sysconfig.get_build_info())
+        return {
+            "framework": "tensorflow",
+            "version": tf.__version__,
+            "keras_version": keras.__version__,
+            "build": {
+                "cuda": build.get("cuda_version"),
+                "is_cuda_build": build.get("is_cuda_build"),
+                "mkl (oneDNN) build": _pywrap_util_port.IsMklEnabled(),
+                # TF >= 2.9 turns oneDNN ops on by default on x86 Linux unless this is "0".
+                "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on)"),
+            },
+        }
+
+    def seed(self, seed: int) -> None:
+        keras.utils.set_random_seed(seed)
+
+    def check_device(self, device: str) -> None:
+        if device == "cuda" and not tf.config.list_physical_devices("GPU"):
+            raise RuntimeError(
+                "device=cuda but tensorflow sees no GPU (tensorflow-cpu installed; "
+                "see README 'GPU installation')"
+            )
+
+    def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> keras.Model:
+        with tf.device("/GPU:0" if device == "cuda" else "/CPU:0"):
+            return models.get(model_name).keras_model(**model_cfg["arch"])
+
+    def count_params(self, model: keras.Model) -> int:
+        return int(model.count_params())
+
+    def export_weights(self, model: keras.Model, model_name: str) -> dict[str, np.ndarray]:
+        """Canonical weights: '<layer>/<weight>' in Keras' own layout."""
+        prefix = model.name + "/"
+        return {v.path.removeprefix(prefix): np.asarray(v.numpy()) for v in model.weights}
+
+    def import_weights(self, model: keras.Model, model_name: str, weights: dict[str, np.ndarray]):
+        prefix = model.name + "/"
+        for v in model.weights:
+            v.assign(weights[v.path.removeprefix(prefix)])
+
+    def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
+        model.compile(
+            optimizer=make_optimizer(model_cfg["optimizer"]),
+            loss=KERAS_LOSS[models.get(model_cfg["name"]).OUTPUT],
+            metrics=["accuracy"],
+        )
+
+    def make_step(self, model: keras.Model, model_cfg: dict[str, Any]):
+        """One training step through Keras' compiled train_step (what fit runs per batch)."""
+        self.compile(model, model_cfg)
+
+        def step(x: np.ndarray, y: np.ndarray) -> float:
+            return float(model.train_on_batch(x, y, return_dict=True)["loss"])
+
+        return step
+
+    def train(
+        self,
+        model: keras.Model,
+        model_cfg: dict[str, Any],
+        data: Dataset,
+        plan: TrainPlan,
+        clock: RunClock,
+        progress=None,
+    ) -> History:
+        self.compile(model, model_cfg)
+        history = History()
+        model.fit(
+            self._batches(data, plan),
+            epochs=plan.epochs,
+            steps_per_epoch=plan.steps_per_epoch,
+            validation_data=(data.x_test, data.y_test),
+            validation_batch_size=plan.batch_size,
+            validation_steps=plan.eval_steps,
+            callbacks=[_ClockCallback(clock, history, progress)],
+            verbose=0,
+        )
+        return history
+
+    @staticmethod
+    def _batches(data: Dataset, plan: TrainPlan) -> tf.data.Dataset:
+        x, y = tf.constant(data.x_train), tf.constant(data.y_train)
+        bs, steps = plan.batch_size, plan.steps_per_epoch
+        indices = tf.data.Dataset.from_tensor_slices(plan.orders).flat_map(
+            lambda order: tf.data.Dataset.from_tensor_slices(order).batch(bs).take(steps)
+        )
+        return indices.map(
+            lambda idx: (tf.gather(x, idx), tf.gather(y, idx)),
+            num_parallel_calls=tf.data.AUTOTUNE,
+            deterministic=True,
+        ).prefetch(tf.data.AUTOTUNE)
+
+    def predict(self, model: keras.Model, model_name: str, x: np.ndarray) -> np.ndarray:
+        return np.asarray(model(x, training=False))

@@ -1,0 +1,233 @@
+"""PyTorch adapter: thread control, build, and a plain idiomatic training loop.
+
+The loop is the one pytorch/examples' mnist/main.py teaches: zero_grad, forward, loss, backward,
+step. Data sits in tensors once (host-to-device copy before any clock starts); each step gathers
+its batch by index, as a DataLoader with shuffle would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import models
+from benchdata import Dataset
+from frameworks import weight_layout
+from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
+from frameworks.timing import RunClock
+
+
+def _native_pools() -> list[dict[str, Any]]:
+    from threadpoolctl import threadpool_info
+
+    return [
+        {k: pool.get(k) for k in ("user_api", "internal_api", "prefix", "num_threads")}
+        for pool in threadpool_info()
+    ]
+
+
+def make_optimizer(params, spec: dict[str, Any]):
+    """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
+
+    Residual formula differences (documented in README "Equivalence"): torch RMSprop divides by
+    sqrt(v) + eps where Keras 3 divides by sqrt(v + eps); Adam's eps is added to sqrt(v_hat) in
+    torch and to sqrt(v) before bias correction in Keras.
+    """
+    name = spec["name"]
+    if name == "rmsprop":
+        opt = torch.optim.RMSprop(
+            params, lr=spec["lr"], alpha=spec["rho"], eps=spec["eps"], momentum=0.0, centered=False
+        )
+    elif name == "adadelta":
+        opt = torch.optim.Adadelta(params, lr=spec["lr"], rho=spec["rho"], eps=spec["eps"])
+    elif name == "adam":
+        opt = torch.optim.Adam(
+            params,
+            lr=spec["lr"],
+            betas=(spec["beta_1"], spec["beta_2"]),
+            eps=spec["eps"],
+            amsgrad=False,
+        )
+    else:
+        raise ValueError(f"optimizer '{name}' is not mapped for torch")
+    decay = spec.get("decay", 0.0)
+    # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
+    schedule = (
+        torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 1.0 / (1.0 + decay * t)) if decay else None
+    )
+    return opt, schedule
+
+
+class Objective:
+    """Loss and correct-prediction count for a model's output activation, on logits."""
+
+    def __init__(self, output: str):
+        self.output = output
+        if output == "softmax":
+            self.loss = nn.CrossEntropyLoss()
+        elif output == "sigmoid":
+            self.loss = nn.BCEWithLogitsLoss()
+        else:
+            raise ValueError(f"unsupported output activation '{output}'")
+
+    def __call__(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if self.output == "sigmoid":
+            return self.loss(logits.squeeze(-1), y.to(logits.dtype))
+        return self.loss(logits, y)
+
+    def correct(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if self.output == "sigmoid":
+            return ((logits.squeeze(-1) > 0) == y.bool()).sum()
+        return (logits.argmax(dim=-1) == y).sum()
+
+
+class TorchBackend:
+    name = "torch"
+
+    def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
+        torch.set_num_threads(intra_op)
+        # set_num_interop_threads may only be called before any inter-op work has started; the
+        # worker calls this right after import, so it holds.
+        torch.set_num_interop_threads(inter_op)
+        report = ThreadReport(
+            torch.get_num_threads(), torch.get_num_interop_threads(), _native_pools()
+        )
+        if (report.intra_op, report.inter_op) != (intra_op, inter_op):
+            raise ThreadMismatchError(
+                f"torch runs intra-op {report.intra_op}, inter-op {report.inter_op}; "
+                f"requested {intra_op}, {inter_op}"
+            )
+        omp = [p["num_threads"] for p in report.native_pools if p["user_api"] == "openmp"]
+        if any(n != intra_op for n in omp):
+            raise ThreadMismatchError(f"OpenMP pools run {omp} threads; requested {intra_op}")
+        return report
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "framework": "torch",
+            "version": torch.__version__,
+            "build": {
+                "mkldnn (oneDNN)": torch.backends.mkldnn.is_available(),
+                "mkl": torch.backends.mkl.is_available(),
+                "openmp": torch.backends.openmp.is_available(),
+                "cuda": torch.version.cuda,
+                "parallel_info": torch.__config__.parallel_info().splitlines()[:12],
+            },
+        }
+
+    def seed(self, seed: int) -> None:
+        torch.manual_seed(seed)
+
+    def check_device(self, device: str) -> None:
+        if device == "cuda" and not torch.cuda.is_available():
+            raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
+
+    def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> nn.Module:
+        return models.get(model_name).torch_model(**model_cfg["arch"]).to(device)
+
+    def count_params(self, model: nn.Module) -> int:
+        # Keras counts BatchNorm's moving statistics as (non-trainable) weights; torch keeps them
+        # as buffers. Count them too so the totals compare like with like.
+        stats = sum(
+            b.numel()
+            for n, b in model.named_buffers()
+            if n.endswith(("running_mean", "running_var"))
+        )
+        return sum(p.numel() for p in model.parameters()) + stats
+
+    def export_weights(self, model: nn.Module, model_name: str) -> dict[str, np.ndarray]:
+        state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        return weight_layout.torch_state_to_canonical(models.get(model_name).LAYERS, state)
+
+    def import_weights(self, model: nn.Module, model_name: str, weights: dict[str, np.ndarray]):
+        state = weight_layout.canonical_to_torch_state(models.get(model_name).LAYERS, weights)
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()}, strict=False)
+
+    def make_step(self, model: nn.Module, model_cfg: dict[str, Any]):
+        """One training step, the same code the benchmark loop and the parity tests run."""
+        objective = Objective(models.get(model_cfg["name"]).OUTPUT)
+        optimizer, schedule = make_optimizer(model.parameters(), model_cfg["optimizer"])
+
+        def step(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            optimizer.zero_grad(set_to_none=True)
+            logits = model(x)
+            loss = objective(logits, y)
+            loss.backward()
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+            return loss.detach(), logits.detach()
+
+        return step, objective
+
+    def train(
+        self,
+        model: nn.Module,
+        model_cfg: dict[str, Any],
+        data: Dataset,
+        plan: TrainPlan,
+        clock: RunClock,
+        progress=None,
+    ) -> History:
+        device = torch.device(plan.device)
+        # A sync point: CUDA kernels are queued asynchronously, so the clock must wait for them.
+        sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+        step, objective = self.make_step(model, model_cfg)
+        x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
+        x_test, y_test = (torch.from_numpy(a).to(device) for a in (data.x_test, data.y_test))
+        bs, history = plan.batch_size, History()
+
+        for epoch in range(plan.epochs):
+            order = torch.from_numpy(plan.orders[epoch]).to(device)
+            model.train()
+            loss_sum = torch.zeros((), device=device)
+            correct = torch.zeros((), dtype=torch.int64, device=device)
+            seen = 0
+            sync()
+            clock.epoch_begin()
+            for i in range(plan.steps_per_epoch):
+                idx = order[i * bs : (i + 1) * bs]
+                x, y = x_train[idx], y_train[idx]
+                loss, logits = step(x, y)
+                loss_sum += loss * len(y)
+                correct += objective.correct(logits, y)
+                seen += len(y)
+                sync()
+                clock.step_end()
+            clock.validation_begin()
+            val_loss, val_acc = self._evaluate(
+                model, objective, x_test, y_test, bs, plan.eval_steps
+            )
+            sync()
+            clock.epoch_end()
+            history.loss.append(loss_sum.item() / seen)
+            history.accuracy.append(correct.item() / seen)
+            history.val_loss.append(val_loss)
+            history.val_accuracy.append(val_acc)
+            if progress is not None:
+                progress(epoch, history)
+        return history
+
+    @torch.inference_mode()
+    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float]:
+        model.eval()
+        loss_sum, correct, seen = 0.0, 0, 0
+        for step in range(steps):
+            xb, yb = x[step * bs : (step + 1) * bs], y[step * bs : (step + 1) * bs]
+            logits = model(xb)
+            loss_sum += objective(logits, yb).item() * len(yb)
+            correct += objective.correct(logits, yb).item()
+            seen += len(yb)
+        return loss_sum / seen, correct / seen
+
+    @torch.inference_mode()
+    def predict(self, model: nn.Module, model_name: str, x: np.ndarray) -> np.ndarray:
+        """Probabilities (the Keras model's output), in inference mode."""
+        model.eval()
+        logits = model(torch.from_numpy(x))
+        out = models.get(model_name).OUTPUT
+        probs = torch.softmax(logits, -1) if out == "softmax" else torch.sigmoid(logits)
+        return probs.numpy()

@@ -1,0 +1,25 @@
+"""One module per architecture, each holding its PyTorch module and its Keras builder side by side.
+
+A model module provides:
+- `torch_model(**arch)` and `keras_model(**arch)`: the two halves, from plain numbers in
+  conf/model/<name>.yaml `arch:` (framework imports are local, so importing a model module loads
+  neither framework);
+- `OUTPUT`: the last layer's activation ('softmax' or 'sigmoid'). Keras models end in it; torch
+  modules return the pre-activation logits and the loss applies it, as idiomatic torch does;
+- `LAYERS`: canonical layer name -> layer kind, in order. Canonical weights are Keras' layout
+  keyed '<layer>/<weight>'; frameworks/weight_layout.py maps each kind to torch's layout.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from twinbench.config import group_choices
+
+
+def get(name: str) -> ModuleType:
+    if name not in group_choices("model"):
+        choices = ", ".join(group_choices("model"))
+        raise ValueError(f"unknown model '{name}'; choose one of: {choices}")
+    return importlib.import_module(f"models.{name}")

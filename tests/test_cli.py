@@ -1,0 +1,71 @@
+"""The command line: bad input is one line and a non-zero exit, before any training starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from twinbench import REPO_ROOT
+from twinbench.launch import run_job
+
+from .conftest import CORES, run_cli
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([f"cpus={CORES + 6}"], f"cpus={CORES + 6} but this process may use only {CORES} cores"),
+        (["cpus=0"], "cpus must be at least 1"),
+        (["threads=0"], "threads must be at least 1"),
+        (["backend=jax"], "unknown backend 'jax'; choose one of: tensorflow, torch"),
+        (["model=resnet"], "unknown model 'resnet'; choose one of: "),
+        (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
+        (["cpus=two"], "cpus must be a whole number"),
+    ],
+)
+def test_bad_input_exits_non_zero_with_one_line(args, message, tmp_path):
+    proc = run_cli(*args, f"hydra.run.dir={tmp_path}", f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("twinbench: error: ") and message in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not list(tmp_path.rglob("worker.log")), "a worker was started for bad input"
+
+
+def test_cuda_without_gpu_is_one_line_error(tmp_path):
+    from twinbench import cpu
+
+    if cpu.gpu_visible():
+        pytest.skip("a GPU is visible here")
+    proc = run_cli("device=cuda", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "twinbench: error: device=cuda but no NVIDIA GPU is visible on this machine; "
+        "use device=cpu"
+    )
+
+
+def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_worker(
+    compose, tmp_path
+):
+    record = run_job(compose(f"cpus={CORES + 1}"), tmp_path)
+    assert record["status"] == "failed" and record["error_kind"] == "config"
+    assert f"may use only {CORES} cores" in record["error"]
+    assert (tmp_path / "result.json").exists()
+    assert not (tmp_path / "worker.log").exists()
+
+
+def test_the_parent_process_never_imports_a_framework():
+    code = (
+        "import sys; sys.argv=['run.py']; import run, twinbench.launch, twinbench.callbacks, "
+        "analysis.table, frameworks, models, benchdata; "
+        "from twinbench import cli; cli.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
+        "import models.mlp; "
+        "bad=[m for m in ('torch','tensorflow','keras') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,62 @@
+"""Configuration: every group composes, defaults follow the machine, bad input is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from twinbench import cpu
+from twinbench.config import ConfigError, build_spec, group_choices
+
+from .conftest import CORES
+
+
+@pytest.mark.parametrize("group", ["backend", "model", "data"])
+def test_every_option_of_every_group_composes(compose, group):
+    for option in group_choices(group):
+        cfg = compose(f"{group}={option}")
+        assert cfg[group]["name" if group != "data" else "source"]
+
+
+def test_defaults_use_every_allowed_core_and_one_thread_per_core(compose):
+    spec = build_spec(compose())
+    assert spec.cpus == CORES
+    assert spec.cores == cpu.allowed_cpus()
+    assert spec.threads == spec.interop_threads == CORES
+    assert spec.epochs == 20 and spec.batch_size == 128  # the MLP's own values
+
+
+def test_explicit_budget_and_epochs_override_the_defaults(compose):
+    spec = build_spec(compose("cpus=1", "threads=3", "interop_threads=2", "epochs=2"))
+    assert (spec.cpus, spec.threads, spec.interop_threads, spec.epochs) == (1, 3, 2, 2)
+    assert spec.cores == cpu.allowed_cpus()[:1]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ([f"cpus={CORES + 1}"], f"may use only {CORES} cores"),
+        (["cpus=0"], "cpus must be at least 1"),
+        (["threads=0"], "threads must be at least 1"),
+        (["interop_threads=-2"], "interop_threads must be at least 1"),
+        (["epochs=0"], "epochs must be at least 1"),
+        (["device=tpu"], "unknown device 'tpu'; choose one of: cpu, cuda"),
+    ],
+)
+def test_impossible_values_are_refused_with_a_message_that_says_what_to_do(
+    compose, overrides, message
+):
+    with pytest.raises(ConfigError, match=message):
+        build_spec(compose(*overrides))
+
+
+def test_cuda_without_a_gpu_is_refused(compose, monkeypatch):
+    monkeypatch.setattr(cpu, "gpu_visible", lambda: False)
+    with pytest.raises(ConfigError, match="no NVIDIA GPU is visible"):
+        build_spec(compose("device=cuda"))
+
+
+def test_unknown_model_in_a_composed_config_lists_the_choices(compose):
+    cfg = compose()
+    cfg["model"] = {**cfg["model"], "name": "resnet"}
+    with pytest.raises(ConfigError, match="unknown model 'resnet'; choose one of: .*mlp"):
+        build_spec(cfg)

@@ -1,0 +1,70 @@
+"""End to end: real runs in fresh worker processes, budgets verified, results recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from twinbench.results import STABLE_KEYS
+
+from .conftest import needs_two_cores, read_result, run_cli
+
+SHORT = ("epochs=1", "max_steps=3")
+
+
+@needs_two_cores
+def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
+    """Both backends x cpus 1,2 in one sweep: the second TensorFlow job would fail with
+    'Intra op parallelism cannot be modified after initialization' if jobs shared a process."""
+    proc = run_cli("-m", "backend=torch,tensorflow", "cpus=1,2", *SHORT, f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [read_result(p.parent) for p in sorted(tmp_path.rglob("result.json"))]
+    assert len(records) == 4
+    assert {(r["backend"], r["cpus"]) for r in records} == {
+        (b, c) for b in ("torch", "tensorflow") for c in (1, 2)
+    }
+    for r in records:
+        assert r["status"] == "ok", r.get("error")
+        assert r["threads_actual"] == r["threads_requested"] == {
+            "intra_op": r["cpus"],
+            "inter_op": r["cpus"],
+        }
+        assert len(r["affinity"]) == r["cpus"]
+        assert r["thread_env"]["OMP_NUM_THREADS"] == str(r["cpus"])
+    # The sweep ends with the side-by-side table.
+    assert "torch/tensorflow" in proc.stdout or "tensorflow/torch" in proc.stdout
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+def test_result_file_schema(backend, tmp_path):
+    proc = run_cli(f"backend={backend}", "cpus=1", "epochs=2", "max_steps=2", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = read_result(tmp_path)
+    for key in STABLE_KEYS:
+        assert key in r, key
+    assert r["schema_version"] == 1 and r["status"] == "ok"
+    assert (r["backend"], r["model"], r["device"], r["params"]) == (backend, "mlp", "cpu", 669_706)
+    assert r["framework"]["framework"] == backend and r["framework"]["version"]
+    assert len(r["epoch_times_s"]) == len(r["train_times_s"]) == len(r["samples_per_s"]) == 2
+    assert all(t > 0 for t in r["epoch_times_s"])
+    assert all(len(v) == 2 for v in r["history"].values())
+    env = r["environment"]
+    for key in ("cpu_model", "isa_flags", "logical_cores", "cgroup_cpu_quota", "hostname"):
+        assert key in env
+    assert r["started"] <= r["finished"]
+    assert r["config"]["cpus"] == 1 and r["config"]["backend"]["name"] == backend
+    assert r["steps_per_epoch"] == 2 and r["data"]["source"] == "synthetic"
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+def test_both_backends_learn_the_synthetic_mlp_task(backend, tmp_path):
+    proc = run_cli(f"backend={backend}", "epochs=1", "max_steps=150", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = read_result(tmp_path)
+    assert r["history"]["val_accuracy"][-1] > 0.6  # chance is 0.1
+    assert "verified" in proc.stdout and "val_acc" in proc.stdout
+
+
+def test_an_earlier_result_in_the_same_directory_is_kept(tmp_path):
+    for _ in range(2):
+        assert run_cli("cpus=1", "epochs=1", "max_steps=1", f"hydra.run.dir={tmp_path}").returncode == 0
+    assert (tmp_path / "result.json").exists() and (tmp_path / "result.previous-1.json").exists()

@@ -1,0 +1,64 @@
+"""The run clock's arithmetic (with a fake clock) and the atomic result writer."""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+
+import pytest
+
+from frameworks.timing import RunClock
+from twinbench import results
+
+
+def fake_clock(ticks):
+    it = iter(ticks)
+    return lambda: next(it)
+
+
+def test_epoch_train_and_step_times_from_known_ticks():
+    # epoch: start 0, steps end at 10, 25, 45; validation starts 45; epoch ends 60 (ns x 1e8)
+    ticks = [t * 100_000_000 for t in (0, 10, 25, 45, 45, 60)]
+    clock = RunClock(now_ns=fake_clock(ticks))
+    clock.epoch_begin()
+    for _ in range(3):
+        clock.step_end()
+    clock.validation_begin()
+    clock.epoch_end()
+    assert clock.epoch_times_s() == pytest.approx([6.0])
+    assert clock.train_times_s() == pytest.approx([4.5])
+    assert clock.step_times_ns() == [[1_000_000_000, 1_500_000_000, 2_000_000_000]]
+
+
+def test_steps_are_kept_per_epoch():
+    clock = RunClock(now_ns=lambda c=count(): next(c))
+    for _ in range(2):
+        clock.epoch_begin()
+        clock.step_end()
+        clock.step_end()
+        clock.epoch_end()
+    assert clock.step_times_ns() == [[1, 1], [1, 1]]
+    assert len(clock.epoch_times_s()) == 2
+
+
+def test_write_atomic_replaces_whole_files_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "result.json"
+    results.write_atomic(path, {"status": "ok", "n": 1})
+    results.write_atomic(path, {"status": "ok", "n": 2})
+    assert json.loads(path.read_text()) == {"status": "ok", "n": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_a_failed_write_keeps_the_previous_file_intact(tmp_path):
+    path = tmp_path / "result.json"
+    results.write_atomic(path, {"status": "ok"})
+    with pytest.raises(ValueError):  # NaN is not JSON: refused before the rename
+        results.write_atomic(path, {"status": "ok", "loss": float("nan")})
+    assert json.loads(path.read_text()) == {"status": "ok"}
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_failed_record_keeps_every_stable_key():
+    record = results.failed_record({"backend": {"name": "torch"}, "model": {"name": "mlp"}}, "boom")
+    assert set(results.STABLE_KEYS) <= set(record)
+    assert record["status"] == "failed" and record["error"] == "boom"

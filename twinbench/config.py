@@ -1,0 +1,125 @@
+"""The run specification: a validated, plain-Python view of the composed Hydra config.
+
+Hydra's DictConfig stops here; the worker, adapters and models receive plain values only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twinbench import REPO_ROOT, cpu
+
+CONF_DIR = REPO_ROOT / "conf"
+DEVICES = ("cpu", "cuda")
+
+
+class ConfigError(ValueError):
+    """Bad user input: reported as one line, before any framework loads."""
+
+
+def group_choices(group: str) -> list[str]:
+    """Options of a config group: the yaml files in conf/<group>/."""
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    backend: str
+    model: str
+    cpus: int
+    cores: list[int]
+    threads: int
+    interop_threads: int
+    device: str
+    epochs: int
+    max_steps: int | None
+    seed: int
+    data: dict[str, Any]
+    model_cfg: dict[str, Any]
+    backend_cfg: dict[str, Any]
+    config: dict[str, Any] = field(repr=False)  # the whole resolved config, for the record
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.model_cfg["batch_size"])
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number, got {value!r}")
+    if value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {value}")
+    return value
+
+
+def build_spec(config: dict[str, Any]) -> RunSpec:
+    """Validate a resolved config (plain dict) and fill the defaults that depend on the machine."""
+    backend = config["backend"]["name"]
+    model = config["model"]["name"]
+    for group, choice in (("backend", backend), ("model", model)):
+        if choice not in group_choices(group):
+            raise ConfigError(
+                f"unknown {group} '{choice}'; choose one of: {', '.join(group_choices(group))}"
+            )
+
+    available = cpu.allowed_cpus()
+    cpus = len(available) if config.get("cpus") is None else _positive_int("cpus", config["cpus"])
+    if cpus > len(available):
+        raise ConfigError(
+            f"cpus={cpus} but this process may use only {len(available)} cores "
+            f"({_ranges(available)}); choose cpus between 1 and {len(available)}"
+        )
+    threads = cpus if config.get("threads") is None else _positive_int("threads", config["threads"])
+    interop = (
+        cpus
+        if config.get("interop_threads") is None
+        else _positive_int("interop_threads", config["interop_threads"])
+    )
+
+    device = config.get("device", "cpu")
+    if device not in DEVICES:
+        raise ConfigError(f"unknown device '{device}'; choose one of: {', '.join(DEVICES)}")
+    if device == "cuda" and not cpu.gpu_visible():
+        raise ConfigError(
+            "device=cuda but no NVIDIA GPU is visible on this machine; use device=cpu"
+        )
+
+    model_cfg = config["model"]
+    epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]
+    max_steps = config.get("max_steps")
+    return RunSpec(
+        backend=backend,
+        model=model,
+        cpus=cpus,
+        cores=available[:cpus],
+        threads=threads,
+        interop_threads=interop,
+        device=device,
+        epochs=_positive_int("epochs", epochs),
+        max_steps=None if max_steps is None else _positive_int("max_steps", max_steps),
+        seed=int(config.get("seed", 0)),
+        data=dict(config["data"]),
+        model_cfg=dict(model_cfg),
+        backend_cfg=dict(config["backend"]),
+        config=config,
+    )
+
+
+def _ranges(cores: list[int]) -> str:
+    """'0-3,8' style, as taskset prints core lists."""
+    parts, start = [], None
+    for i, core in enumerate(cores):
+        if start is None:
+            start = core
+        if i + 1 == len(cores) or cores[i + 1] != core + 1:
+            parts.append(f"{start}" if start == core else f"{start}-{core}")
+            start = None
+    return "cores " + ",".join(parts)
+
+
+def spec_from_file(path: Path) -> RunSpec:
+    import json
+
+    return build_spec(json.loads(Path(path).read_text()))

@@ -1,0 +1,84 @@
+"""result.json: the record of one run. Written atomically, read by analysis/ as plain data.
+
+Top-level keys that tools rely on are listed in STABLE_KEYS and must not be renamed; the full
+schema is documented in the README ("Result schema").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+RESULT_FILE = "result.json"
+STABLE_KEYS = (
+    "status",
+    "backend",
+    "model",
+    "params",
+    "cpus",
+    "threads_requested",
+    "threads_actual",
+    "device",
+    "epoch_times_s",
+)
+
+
+def write_atomic(path: Path, record: dict[str, Any]) -> None:
+    """Write JSON so that readers see either the old file or the complete new one, never a part.
+
+    The temporary file lives in the same directory so the final rename stays on one filesystem,
+    where os.replace is atomic.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(record, f, indent=2, allow_nan=False, default=_jsonable)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars and arrays, Paths: the only non-JSON types a record may carry."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def read(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str, Any]:
+    """A result for a run that did not produce measurements; keeps the stable keys present."""
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "failed",
+        "error": error,
+        "backend": config.get("backend", {}).get("name"),
+        "model": config.get("model", {}).get("name"),
+        "params": None,
+        "cpus": config.get("cpus"),
+        "threads_requested": {
+            "intra_op": config.get("threads"),
+            "inter_op": config.get("interop_threads"),
+        },
+        "threads_actual": None,
+        "device": config.get("device"),
+        "epoch_times_s": [],
+        "config": config,
+    }
+    record.update(extra)
+    return record
