@@ -23,16 +23,34 @@ class Dataset:
 
 SYNTHETIC_GENERATORS = {
     "mnist": "benchdata.synthetic_mnist:generate",
+    "cifar10": "benchdata.synthetic_cifar10:generate",
+    "imdb": "benchdata.synthetic_imdb:generate",
+    "nietzsche": "benchdata.synthetic_nietzsche:generate",
 }
 
 
-def load(name: str, source: str, seed: int, view: str | None = None) -> Dataset:
-    """The dataset a model's config names, from `source` ('synthetic' for now).
+# Real files, verified by SHA-256 before use (benchdata/real.py, benchdata/download.py).
+REAL_LOADERS = {
+    "mnist": "benchdata.real:load_mnist",
+    "cifar10": "benchdata.real:load_cifar10",
+    "imdb": "benchdata.real:load_imdb",
+    "nietzsche": "benchdata.real:load_nietzsche",
+}
+
+
+def load(
+    name: str, source: str, seed: int, view: str | None = None, options: dict | None = None
+) -> Dataset:
+    """The dataset a model's config names, from `source` ('synthetic' or 'real').
 
     `view` selects the layout a model consumes (e.g. MNIST 'flat' 784-vectors or 'image' NHWC).
+    `options` is the data config (conf/data/<source>.yaml): for 'real', cache_dir, mirror,
+    sha256 overrides and timeout_s. Real data has the synthetic data's shapes and dtypes.
     """
+    if source == "real":
+        return _load_real(name, view, options)
     if source != "synthetic":
-        raise ValueError(f"data source '{source}' is not available; use data=synthetic")
+        raise ValueError(f"data source '{source}' is not available; use data=synthetic or real")
     if name not in SYNTHETIC_GENERATORS:
         raise ValueError(f"no dataset '{name}'; known: {', '.join(sorted(SYNTHETIC_GENERATORS))}")
     module_name, func = SYNTHETIC_GENERATORS[name].split(":")
@@ -42,3 +60,39 @@ def load(name: str, source: str, seed: int, view: str | None = None) -> Dataset:
     dataset = generate(seed=seed) if view is None else generate(seed=seed, view=view)
     dataset.info.setdefault("source", source)
     return dataset
+
+
+def _load_real(name: str, view: Any, options: dict | None) -> Dataset:
+    if name not in REAL_LOADERS:
+        raise ValueError(f"no real dataset '{name}'; known: {', '.join(sorted(REAL_LOADERS))}")
+    import importlib
+
+    from benchdata.download import FileStore
+
+    module_name, func = REAL_LOADERS[name].split(":")
+    loader = getattr(importlib.import_module(module_name), func)
+    return loader(view=view, store=FileStore.from_options(options))
+
+
+def fill_arch(model_cfg: dict[str, Any], dataset: Dataset) -> dict[str, Any]:
+    """The model config with the sizes only the data knows filled in, and checked.
+
+    A view reports sizes in info["dims"] (e.g. fastText's `max_features`, the text models'
+    `chars`). An arch key set to null in conf/model takes the data's value; a key set to a
+    number must equal it, so a config can never build a model for other data than it gets.
+    """
+    arch = dict(model_cfg["arch"])
+    for key, value in dataset.info.get("dims", {}).items():
+        if key not in arch:
+            continue
+        if arch[key] is None:
+            arch[key] = value
+        elif arch[key] != value:
+            raise ValueError(
+                f"model {model_cfg.get('name')}: arch {key}={arch[key]} but the "
+                f"{dataset.name} data gives {value}"
+            )
+    unset = [k for k, v in arch.items() if v is None]
+    if unset:
+        raise ValueError(f"model {model_cfg.get('name')}: arch {unset} null but not in the data")
+    return {**model_cfg, "arch": arch}

@@ -18,14 +18,67 @@ import tensorflow as tf
 
 import models
 from benchdata import Dataset
+from frameworks import tensorflow_augment
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
 from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
 
 
+def _targets(model_cfg: dict[str, Any], y):
+    """Labels as fit expects them: one entry per head for a model with several (conf
+    `loss_weights`; textgen's main and aux heads both predict the next character)."""
+    heads = model_cfg.get("loss_weights")
+    return {head: y for head in heads} if heads else y
+
+
+def _metric_prefix(model_cfg: dict[str, Any]) -> str:
+    """Keras logs a multi-output model's metrics per head: 'main_accuracy'."""
+    if not model_cfg.get("loss_weights"):
+        return ""
+    return models.get(model_cfg["name"]).PRIMARY_OUTPUT + "_"
+
+
+def _sum_duplicate_rows(grad):
+    """A sparse gradient with each row once, its duplicates summed; anything else unchanged."""
+    if not isinstance(grad, tf.IndexedSlices):
+        return grad
+    rows, position = tf.unique(grad.indices)
+    values = tf.math.unsorted_segment_sum(grad.values, position, tf.shape(rows)[0])
+    return tf.IndexedSlices(values, rows, grad.dense_shape)
+
+
+class _SummedRows:
+    """Keras' optimizer, handed sparse gradients whose rows are summed per embedding row.
+
+    An Embedding's gradient is an IndexedSlices with one slice per lookup. Keras 3 squares it
+    slice by slice (ops.square keeps IndexedSlices), so a row looked up k times in a batch adds
+    sum_i g_i^2 to RMSprop's, Adadelta's or Adam's second moment instead of (sum_i g_i)^2: not
+    the algorithm, nor what Keras 2 (whose ops made such gradients dense), tf.keras (which
+    deduplicated them) or torch compute. One Adam step moves a row looked up 3 times by
+    sqrt(3) * lr instead of lr. Summing duplicate rows first restores the algorithm for one
+    tf.unique over the batch's ids; dense gradients are untouched.
+    """
+
+    def apply(self, grads, trainable_variables=None):
+        return super().apply([_sum_duplicate_rows(g) for g in grads], trainable_variables)
+
+
+class _RMSprop(_SummedRows, keras.optimizers.RMSprop):
+    pass
+
+
+class _Adadelta(_SummedRows, keras.optimizers.Adadelta):
+    pass
+
+
+class _Adam(_SummedRows, keras.optimizers.Adam):
+    pass
+
+
 def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
-    """Keras' built-in optimizer with every hyperparameter explicit (Keras 3 changed defaults)."""
+    """Keras' built-in optimizer with every hyperparameter explicit (Keras 3 changed defaults),
+    fed sparse gradients with duplicate rows summed (`_SummedRows`)."""
     decay = spec.get("decay", 0.0)
     lr = (
         keras.optimizers.schedules.InverseTimeDecay(spec["lr"], decay_steps=1, decay_rate=decay)
@@ -34,18 +87,24 @@ def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
     )
     name = spec["name"]
     if name == "rmsprop":
-        return keras.optimizers.RMSprop(
-            learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"], momentum=0.0, centered=False
+        return _RMSprop(
+            learning_rate=lr,
+            rho=spec["rho"],
+            epsilon=spec["eps"],
+            momentum=0.0,
+            centered=False,
+            name=name,
         )
     if name == "adadelta":
-        return keras.optimizers.Adadelta(learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"])
+        return _Adadelta(learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"], name=name)
     if name == "adam":
-        return keras.optimizers.Adam(
+        return _Adam(
             learning_rate=lr,
             beta_1=spec["beta_1"],
             beta_2=spec["beta_2"],
             epsilon=spec["eps"],
             amsgrad=False,
+            name=name,
         )
     raise ValueError(f"optimizer '{name}' is not mapped for keras")
 
@@ -53,9 +112,10 @@ def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
 class _ClockCallback(keras.callbacks.Callback):
     """Forwards Keras' epoch/batch events to the run clock; each hook is one clock read."""
 
-    def __init__(self, clock: RunClock, history: History, progress):
+    def __init__(self, clock: RunClock, history: History, progress, metric_prefix: str = ""):
         super().__init__()
         self.clock, self.history, self.progress = clock, history, progress
+        self.acc = metric_prefix + "accuracy"
 
     def on_epoch_begin(self, epoch, logs=None):
         self.clock.epoch_begin()
@@ -70,9 +130,9 @@ class _ClockCallback(keras.callbacks.Callback):
         self.clock.epoch_end()
         h = self.history
         h.loss.append(float(logs["loss"]))
-        h.accuracy.append(float(logs["accuracy"]))
+        h.accuracy.append(float(logs[self.acc]))
         h.val_loss.append(float(logs["val_loss"]))
-        h.val_accuracy.append(float(logs["val_accuracy"]))
+        h.val_accuracy.append(float(logs["val_" + self.acc]))
         if self.progress is not None:
             self.progress(epoch, h)
 
@@ -148,10 +208,19 @@ class TensorFlowBackend:
             v.assign(weights[v.path.removeprefix(prefix)])
 
     def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
+        module = models.get(model_cfg["name"])
+        loss = KERAS_LOSS[module.OUTPUT]
+        heads = model_cfg.get("loss_weights")
+        if heads:  # one loss per head, weighted; accuracy of the primary head only
+            model.compile(
+                optimizer=make_optimizer(model_cfg["optimizer"]),
+                loss={head: loss for head in heads},
+                loss_weights=dict(heads),
+                metrics={module.PRIMARY_OUTPUT: ["accuracy"]},
+            )
+            return
         model.compile(
-            optimizer=make_optimizer(model_cfg["optimizer"]),
-            loss=KERAS_LOSS[models.get(model_cfg["name"]).OUTPUT],
-            metrics=["accuracy"],
+            optimizer=make_optimizer(model_cfg["optimizer"]), loss=loss, metrics=["accuracy"]
         )
 
     def make_step(self, model: keras.Model, model_cfg: dict[str, Any]):
@@ -159,7 +228,7 @@ class TensorFlowBackend:
         self.compile(model, model_cfg)
 
         def step(x: np.ndarray, y: np.ndarray) -> float:
-            return float(model.train_on_batch(x, y, return_dict=True)["loss"])
+            return float(model.train_on_batch(x, _targets(model_cfg, y), return_dict=True)["loss"])
 
         return step
 
@@ -174,30 +243,57 @@ class TensorFlowBackend:
     ) -> History:
         self.compile(model, model_cfg)
         history = History()
+        augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
+        batches = self._batches(data, plan, augment)
+        if model_cfg.get("loss_weights"):  # a dict of per-head labels; no data is copied
+            batches = batches.map(lambda x, y: (x, _targets(model_cfg, y)))
         model.fit(
-            self._batches(data, plan),
+            batches,
             epochs=plan.epochs,
             steps_per_epoch=plan.steps_per_epoch,
-            validation_data=(data.x_test, data.y_test),
+            validation_data=(data.x_test, _targets(model_cfg, data.y_test)),
             validation_batch_size=plan.batch_size,
             validation_steps=plan.eval_steps,
-            callbacks=[_ClockCallback(clock, history, progress)],
+            callbacks=[_ClockCallback(clock, history, progress, _metric_prefix(model_cfg))],
             verbose=0,
         )
         return history
 
     @staticmethod
-    def _batches(data: Dataset, plan: TrainPlan) -> tf.data.Dataset:
+    def _batches(data: Dataset, plan: TrainPlan, augment=None) -> tf.data.Dataset:
         x, y = tf.constant(data.x_train), tf.constant(data.y_train)
         bs, steps = plan.batch_size, plan.steps_per_epoch
         indices = tf.data.Dataset.from_tensor_slices(plan.orders).flat_map(
             lambda order: tf.data.Dataset.from_tensor_slices(order).batch(bs).take(steps)
         )
-        return indices.map(
+        batches = indices.map(
             lambda idx: (tf.gather(x, idx), tf.gather(y, idx)),
             num_parallel_calls=tf.data.AUTOTUNE,
             deterministic=True,
-        ).prefetch(tf.data.AUTOTUNE)
+        )
+        if augment is not None:  # training batches only (tensorflow_augment.py)
+            # A sequential map: the layers' random state then advances in batch order, so a
+            # seed gives the same augmented batches every run. Prefetch still overlaps it.
+            batches = batches.map(lambda xb, yb: (augment(xb, training=True), yb))
+        return batches.prefetch(tf.data.AUTOTUNE)
+
+    def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
+        """Best float32 GFLOP/s of square matmuls with this run's threads: the machine's peak."""
+        import time
+
+        with tf.device("/GPU:0" if device == "cuda" else "/CPU:0"):
+            a, b = (tf.random.normal((size, size)) for _ in range(2))
+            tf.linalg.matmul(a, b).numpy()  # warm-up: pools, kernel selection
+            best, deadline = 0.0, time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                t0 = time.perf_counter_ns()
+                # Eager ops on the CPU return when done; reading one element also waits on a GPU.
+                tf.linalg.matmul(a, b)[0, 0].numpy()
+                best = max(best, 2 * size**3 / max(time.perf_counter_ns() - t0, 1))
+        return best
 
     def predict(self, model: keras.Model, model_name: str, x: np.ndarray) -> np.ndarray:
-        return np.asarray(model(x, training=False))
+        out = model(x, training=False)
+        if isinstance(out, dict):  # several heads: the primary one is the prediction
+            out = out[models.get(model_name).PRIMARY_OUTPUT]
+        return np.asarray(out)

@@ -15,7 +15,7 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import weight_layout
+from frameworks import torch_augment, weight_layout
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
 from frameworks.timing import RunClock
 
@@ -61,11 +61,37 @@ def make_optimizer(params, spec: dict[str, Any]):
     return opt, schedule
 
 
-class Objective:
-    """Loss and correct-prediction count for a model's output activation, on logits."""
+def _best_rate(op, flop: int, seconds: float) -> float:
+    """Highest GFLOP/s of `op` over repeated timings for about `seconds`."""
+    import time
 
-    def __init__(self, output: str):
+    best, deadline = 0.0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        t0 = time.perf_counter_ns()
+        op()
+        best = max(best, flop / max(time.perf_counter_ns() - t0, 1))
+    return best  # flop per ns = GFLOP/s
+
+
+class Objective:
+    """Loss and correct-prediction count for a model's output activation, on logits.
+
+    A model with several heads (conf `loss_weights`, e.g. textgen's main and aux) returns a dict
+    of logits, every head predicting the same targets: the loss is the weighted sum of the
+    heads' losses, as Keras' `loss_weights`, and accuracy is the primary head's.
+    """
+
+    def __init__(
+        self,
+        output: str,
+        loss_weights: dict[str, float] | None = None,
+        primary: str | None = None,
+    ):
         self.output = output
+        self.loss_weights = dict(loss_weights) if loss_weights else None
+        self.primary = primary
+        if self.loss_weights and primary not in self.loss_weights:
+            raise ValueError(f"primary output {primary!r} is not among {list(self.loss_weights)}")
         if output == "softmax":
             self.loss = nn.CrossEntropyLoss()
         elif output == "sigmoid":
@@ -73,12 +99,26 @@ class Objective:
         else:
             raise ValueError(f"unsupported output activation '{output}'")
 
-    def __call__(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    @classmethod
+    def for_model(cls, model_cfg: dict[str, Any]) -> Objective:
+        module = models.get(model_cfg["name"])
+        return cls(
+            module.OUTPUT, model_cfg.get("loss_weights"), getattr(module, "PRIMARY_OUTPUT", None)
+        )
+
+    def __call__(self, logits, y: torch.Tensor) -> torch.Tensor:
+        if self.loss_weights:
+            return sum(w * self._loss(logits[head], y) for head, w in self.loss_weights.items())
+        return self._loss(logits, y)
+
+    def _loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if self.output == "sigmoid":
             return self.loss(logits.squeeze(-1), y.to(logits.dtype))
         return self.loss(logits, y)
 
-    def correct(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def correct(self, logits, y: torch.Tensor) -> torch.Tensor:
+        if self.loss_weights:
+            logits = logits[self.primary]
         if self.output == "sigmoid":
             return ((logits.squeeze(-1) > 0) == y.bool()).sum()
         return (logits.argmax(dim=-1) == y).sum()
@@ -136,7 +176,9 @@ class TorchBackend:
             for n, b in model.named_buffers()
             if n.endswith(("running_mean", "running_var"))
         )
-        return sum(p.numel() for p in model.parameters()) + stats
+        # Frozen parameters are not weights of the Keras model: the zero bias_hh torch's LSTM
+        # carries beside Keras' single bias (models/torch_init.py).
+        return sum(p.numel() for p in model.parameters() if p.requires_grad) + stats
 
     def export_weights(self, model: nn.Module, model_name: str) -> dict[str, np.ndarray]:
         state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
@@ -148,8 +190,11 @@ class TorchBackend:
 
     def make_step(self, model: nn.Module, model_cfg: dict[str, Any]):
         """One training step, the same code the benchmark loop and the parity tests run."""
-        objective = Objective(models.get(model_cfg["name"]).OUTPUT)
+        objective = Objective.for_model(model_cfg)
         optimizer, schedule = make_optimizer(model.parameters(), model_cfg["optimizer"])
+        # Training mode (BatchNorm batch statistics, dropout): Keras' train_on_batch and fit
+        # train with training=True whatever ran before, e.g. an inference-mode predict.
+        model.train()
 
         def step(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             optimizer.zero_grad(set_to_none=True)
@@ -159,6 +204,8 @@ class TorchBackend:
             optimizer.step()
             if schedule is not None:
                 schedule.step()
+            if isinstance(logits, dict):
+                return loss.detach(), {k: v.detach() for k, v in logits.items()}
             return loss.detach(), logits.detach()
 
         return step, objective
@@ -176,6 +223,7 @@ class TorchBackend:
         # A sync point: CUDA kernels are queued asynchronously, so the clock must wait for them.
         sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
         step, objective = self.make_step(model, model_cfg)
+        augment = torch_augment.make_augment(model_cfg.get("augment"), plan.seed, device)
         x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
         x_test, y_test = (torch.from_numpy(a).to(device) for a in (data.x_test, data.y_test))
         bs, history = plan.batch_size, History()
@@ -191,6 +239,8 @@ class TorchBackend:
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
                 x, y = x_train[idx], y_train[idx]
+                if augment is not None:  # training batches only (torch_augment.py)
+                    x = augment(x)
                 loss, logits = step(x, y)
                 loss_sum += loss * len(y)
                 correct += objective.correct(logits, y)
@@ -224,10 +274,21 @@ class TorchBackend:
         return loss_sum / seen, correct / seen
 
     @torch.inference_mode()
+    def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
+        """Best float32 GFLOP/s of square matmuls with this run's threads: the machine's peak."""
+        a, b = (torch.randn(size, size, device=device) for _ in range(2))
+        sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        torch.mm(a, b)  # warm-up: thread pool start, kernel selection
+        sync()
+        return _best_rate(lambda: (torch.mm(a, b), sync()), 2 * size**3, seconds)
+
+    @torch.inference_mode()
     def predict(self, model: nn.Module, model_name: str, x: np.ndarray) -> np.ndarray:
         """Probabilities (the Keras model's output), in inference mode."""
         model.eval()
         logits = model(torch.from_numpy(x))
+        if isinstance(logits, dict):  # several heads: the primary one is the prediction
+            logits = logits[models.get(model_name).PRIMARY_OUTPUT]
         out = models.get(model_name).OUTPUT
         probs = torch.softmax(logits, -1) if out == "softmax" else torch.sigmoid(logits)
         return probs.numpy()

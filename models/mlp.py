@@ -9,6 +9,15 @@ OUTPUT = "softmax"
 LAYERS = {"fc1": "dense", "fc2": "dense", "predictions": "dense"}
 
 
+def forward_flops(input_dim: int, hidden: int, classes: int, **_) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return (
+        flops.dense(input_dim, hidden) + flops.dense(hidden, hidden) + flops.dense(hidden, classes)
+    )
+
+
 def torch_model(input_dim: int, hidden: int, dropout: float, classes: int):
     from collections import OrderedDict
 

@@ -33,7 +33,12 @@ def keras_init_(module: nn.Module) -> nn.Module:
                     units = layer.hidden_size
                     param[units : 2 * units] = 1.0  # gate order i, f, g, o: f is the 2nd block
                 elif name.startswith("bias_hh"):
-                    nn.init.zeros_(param)  # Keras has a single bias; it lives in bias_ih
+                    # Keras has a single bias; it lives in bias_ih. bias_hh stays zero and
+                    # frozen: two trainable copies of one bias would each take an optimizer
+                    # step (under Adam or RMSprop their sum moves twice as fast) and would
+                    # count 4 * units parameters Keras does not have.
+                    nn.init.zeros_(param)
+                    param.requires_grad_(False)
         elif isinstance(layer, nn.BatchNorm1d | nn.BatchNorm2d):
             nn.init.ones_(layer.weight)
             nn.init.zeros_(layer.bias)

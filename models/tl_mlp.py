@@ -1,0 +1,62 @@
+"""TensorLayer MNIST MLP (tutorial_mnist.py): 784-800-800-10, 1,276,810 parameters.
+
+Dropout 0.2 on the input, Dense 800 relu, Dropout 0.5, Dense 800 relu, Dropout 0.5, Dense 10;
+Adam lr 1e-4; batch 500. TensorLayer's DropoutLayer takes the keep probability: its keep 0.8 and
+keep 0.5 are rates 0.2 and 0.5 here. Its last layer is linear and the loss applies softmax to the
+logits; the Keras half ends in softmax like every other model here, which is the same function.
+"""
+
+from __future__ import annotations
+
+OUTPUT = "softmax"
+LAYERS = {"fc1": "dense", "fc2": "dense", "predictions": "dense"}
+
+
+def forward_flops(input_dim: int, hidden: int, classes: int, **_) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return (
+        flops.dense(input_dim, hidden) + flops.dense(hidden, hidden) + flops.dense(hidden, classes)
+    )
+
+
+def torch_model(input_dim: int, hidden: int, input_dropout: float, dropout: float, classes: int):
+    from collections import OrderedDict
+
+    from torch import nn
+
+    from models.torch_init import keras_init_
+
+    return keras_init_(
+        nn.Sequential(
+            OrderedDict(
+                drop0=nn.Dropout(input_dropout),
+                fc1=nn.Linear(input_dim, hidden),
+                relu1=nn.ReLU(),
+                drop1=nn.Dropout(dropout),
+                fc2=nn.Linear(hidden, hidden),
+                relu2=nn.ReLU(),
+                drop2=nn.Dropout(dropout),
+                predictions=nn.Linear(hidden, classes),  # logits: softmax lives in the loss
+            )
+        )
+    )
+
+
+def keras_model(input_dim: int, hidden: int, input_dropout: float, dropout: float, classes: int):
+    import keras
+    from keras import layers
+
+    return keras.Sequential(
+        [
+            keras.Input(shape=(input_dim,)),
+            layers.Dropout(input_dropout),
+            layers.Dense(hidden, activation="relu", name="fc1"),
+            layers.Dropout(dropout),
+            layers.Dense(hidden, activation="relu", name="fc2"),
+            layers.Dropout(dropout),
+            layers.Dense(classes, activation="softmax", name="predictions"),
+        ],
+        name="tl_mlp",
+    )
