@@ -1,6 +1,6 @@
 """twinbench entry point: `python run.py backend=torch model=mlp cpus=2` (add -m to sweep).
 
-Thin on purpose: Hydra composes conf/, twinbench.launch runs each job in a fresh worker.
+Thin on purpose: Hydra composes conf/, twinbench.launch runs each job in fresh workers.
 This process never imports torch or tensorflow.
 """
 
@@ -19,17 +19,22 @@ from twinbench import cli, launch
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> str:
-    record = launch.run_job(
-        OmegaConf.to_container(cfg, resolve=True), Path(HydraConfig.get().runtime.output_dir)
-    )
-    if record["status"] == "ok":
-        print(launch.summary(record), flush=True)
-    elif HydraConfig.get().mode == RunMode.RUN:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)
+    single_run = HydraConfig.get().mode == RunMode.RUN
+    for record in records:
+        if record["status"] == "ok":
+            print(launch.summary(record), flush=True)
+        elif not (single_run and len(records) == 1):  # a lone failure is the error line below
+            print(launch.summary(record), file=sys.stderr, flush=True)
+    if len(records) > 1:
+        print(launch.repeats_summary(launch.summarize_repeats(records)), flush=True)
+    failed = [r for r in records if r["status"] != "ok"]
+    if failed and single_run:
         # A single run fails loudly; in a sweep the job is recorded and the sweep goes on.
-        cli.fail(record["error"], code=2 if record.get("error_kind") == "config" else 1)
-    else:
-        print(launch.summary(record), file=sys.stderr, flush=True)
-    return record["status"]
+        config_error = failed[0].get("error_kind") == "config"
+        cli.fail(failed[0]["error"], code=2 if config_error else 1)
+    return "failed" if failed else "ok"
 
 
 if __name__ == "__main__":

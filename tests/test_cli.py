@@ -43,15 +43,14 @@ def test_cuda_without_gpu_is_one_line_error(tmp_path):
     proc = run_cli("device=cuda", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "twinbench: error: device=cuda but no NVIDIA GPU is visible on this machine; "
-        "use device=cpu"
+        "twinbench: error: device=cuda but no NVIDIA GPU is visible on this machine; use device=cpu"
     )
 
 
 def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_worker(
     compose, tmp_path
 ):
-    record = run_job(compose(f"cpus={CORES + 1}"), tmp_path)
+    (record,) = run_job(compose(f"cpus={CORES + 1}"), tmp_path)
     assert record["status"] == "failed" and record["error_kind"] == "config"
     assert f"may use only {CORES} cores" in record["error"]
     assert (tmp_path / "result.json").exists()
@@ -67,5 +66,7 @@ def test_the_parent_process_never_imports_a_framework():
         "bad=[m for m in ('torch','tensorflow','keras') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -58,5 +58,5 @@ def test_cuda_without_a_gpu_is_refused(compose, monkeypatch):
 def test_unknown_model_in_a_composed_config_lists_the_choices(compose):
     cfg = compose()
     cfg["model"] = {**cfg["model"], "name": "resnet"}
-    with pytest.raises(ConfigError, match="unknown model 'resnet'; choose one of: .*mlp"):
+    with pytest.raises(ConfigError, match=r"unknown model 'resnet'; choose one of: .*mlp"):
         build_spec(cfg)

@@ -15,7 +15,9 @@ SHORT = ("epochs=1", "max_steps=3")
 def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
     """Both backends x cpus 1,2 in one sweep: the second TensorFlow job would fail with
     'Intra op parallelism cannot be modified after initialization' if jobs shared a process."""
-    proc = run_cli("-m", "backend=torch,tensorflow", "cpus=1,2", *SHORT, f"hydra.sweep.dir={tmp_path}")
+    proc = run_cli(
+        "-m", "backend=torch,tensorflow", "cpus=1,2", *SHORT, f"hydra.sweep.dir={tmp_path}"
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [read_result(p.parent) for p in sorted(tmp_path.rglob("result.json"))]
     assert len(records) == 4
@@ -24,10 +26,14 @@ def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
     }
     for r in records:
         assert r["status"] == "ok", r.get("error")
-        assert r["threads_actual"] == r["threads_requested"] == {
-            "intra_op": r["cpus"],
-            "inter_op": r["cpus"],
-        }
+        assert (
+            r["threads_actual"]
+            == r["threads_requested"]
+            == {
+                "intra_op": r["cpus"],
+                "inter_op": r["cpus"],
+            }
+        )
         assert len(r["affinity"]) == r["cpus"]
         assert r["thread_env"]["OMP_NUM_THREADS"] == str(r["cpus"])
     # The sweep ends with the side-by-side table.
@@ -36,7 +42,9 @@ def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
 
 @pytest.mark.parametrize("backend", ["torch", "tensorflow"])
 def test_result_file_schema(backend, tmp_path):
-    proc = run_cli(f"backend={backend}", "cpus=1", "epochs=2", "max_steps=2", f"hydra.run.dir={tmp_path}")
+    proc = run_cli(
+        f"backend={backend}", "cpus=1", "epochs=2", "max_steps=2", f"hydra.run.dir={tmp_path}"
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = read_result(tmp_path)
     for key in STABLE_KEYS:
@@ -64,7 +72,12 @@ def test_both_backends_learn_the_synthetic_mlp_task(backend, tmp_path):
     assert "verified" in proc.stdout and "val_acc" in proc.stdout
 
 
-def test_an_earlier_result_in_the_same_directory_is_kept(tmp_path):
-    for _ in range(2):
-        assert run_cli("cpus=1", "epochs=1", "max_steps=1", f"hydra.run.dir={tmp_path}").returncode == 0
-    assert (tmp_path / "result.json").exists() and (tmp_path / "result.previous-1.json").exists()
+def test_an_earlier_result_in_the_same_directory_is_kept_or_reused(tmp_path):
+    args = ("cpus=1", "epochs=1", "max_steps=1", f"hydra.run.dir={tmp_path}")
+    assert run_cli(*args).returncode == 0
+    first = (tmp_path / "result.json").read_text()
+    again = run_cli(*args)  # same configuration, finished: reused, not measured again
+    assert again.returncode == 0 and "resume:" in again.stdout
+    assert (tmp_path / "result.json").read_text() == first
+    assert run_cli(*args, "force=true").returncode == 0  # measured again; the old one kept
+    assert (tmp_path / "result.previous-1.json").read_text() == first

@@ -16,7 +16,7 @@ def mnist():
 def test_shapes_types_and_range_match_real_mnist(mnist):
     assert mnist.x_train.shape == (60_000, 784) and mnist.x_test.shape == (10_000, 784)
     assert mnist.x_train.dtype == np.float32 and mnist.y_train.dtype == np.int64
-    assert 0.0 <= mnist.x_train.min() and mnist.x_train.max() <= 1.0
+    assert mnist.x_train.min() >= 0.0 and mnist.x_train.max() <= 1.0
     # Values are uint8 levels scaled by 1/255, as in the Keras example.
     levels = mnist.x_test[:100] * 255
     assert np.allclose(levels, np.round(levels), atol=1e-3)

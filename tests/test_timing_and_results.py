@@ -31,7 +31,8 @@ def test_epoch_train_and_step_times_from_known_ticks():
 
 
 def test_steps_are_kept_per_epoch():
-    clock = RunClock(now_ns=lambda c=count(): next(c))
+    ticks = count()
+    clock = RunClock(now_ns=lambda: next(ticks))
     for _ in range(2):
         clock.epoch_begin()
         clock.step_end()

@@ -39,7 +39,16 @@ class RunSpec:
     data: dict[str, Any]
     model_cfg: dict[str, Any]
     backend_cfg: dict[str, Any]
-    config: dict[str, Any] = field(repr=False)  # the whole resolved config, for the record
+    measure: dict[str, Any]
+    repeats: int = 1
+    force: bool = False
+    time_limit_s: float | None = None
+    allow_parallel: bool = False
+    config: dict[str, Any] = field(default_factory=dict, repr=False)  # the whole, for the record
+
+    @property
+    def lock_file(self) -> str | None:
+        return self.measure.get("lock_file")
 
     @property
     def batch_size(self) -> int:
@@ -89,6 +98,9 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
     model_cfg = config["model"]
     epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]
     max_steps = config.get("max_steps")
+    time_limit = config.get("time_limit_s")
+    if time_limit is not None and (isinstance(time_limit, bool) or time_limit <= 0):
+        raise ConfigError(f"time_limit_s must be a positive number of seconds, got {time_limit!r}")
     return RunSpec(
         backend=backend,
         model=model,
@@ -103,6 +115,11 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         data=dict(config["data"]),
         model_cfg=dict(model_cfg),
         backend_cfg=dict(config["backend"]),
+        measure=dict(config.get("measure") or {}),
+        repeats=_positive_int("repeats", config.get("repeats", 1)),
+        force=bool(config.get("force", False)),
+        time_limit_s=time_limit,
+        allow_parallel=bool(config.get("allow_parallel", False)),
         config=config,
     )
 

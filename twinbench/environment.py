@@ -54,7 +54,7 @@ def machine_fingerprint(env: dict[str, Any]) -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def describe() -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The parent side of a run: validate, start a fresh worker process, make sure a result exists.
+"""The parent side of a run: validate, start fresh worker processes, make sure results exist.
 
+A job = one configuration, measured `repeats` times, each repeat in its own fresh worker.
 This module never imports a framework: thread settings are fixed when a framework first loads,
 so that must happen in the worker, once, with the budget already applied.
 """
@@ -7,19 +8,32 @@ so that must happen in the worker, once, with the budget already applied.
 from __future__ import annotations
 
 import collections
+import contextlib
+import fcntl
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from twinbench import REPO_ROOT, results
-from twinbench.config import ConfigError, build_spec
-from twinbench.worker import SPEC_FILE
+from twinbench.config import ConfigError, RunSpec, build_spec
 
+SPEC_FILE = "spec.json"
 LOG_FILE = "worker.log"
+SUMMARY_FILE = "summary.json"
 STDERR_TAIL_LINES = 40
+SPAWN_NS_ENV = "TWINBENCH_SPAWN_NS"  # parent's perf_counter_ns at spawn: CLOCK_MONOTONIC is
+# system-wide on Linux, so the worker can measure its own start-up against it
+
+
+class TimeLimitExceeded(RuntimeError):
+    pass
 
 
 def _archive_existing(run_dir: Path) -> None:
@@ -32,10 +46,39 @@ def _archive_existing(run_dir: Path) -> None:
         old.rename(run_dir / f"result.previous-{n}.json")
 
 
-def start_worker(run_dir: Path, timeout_s: float | None = None) -> tuple[int, list[str]]:
+@contextlib.contextmanager
+def measurement_lock(path: str | None) -> Iterator[None]:
+    """One measured run at a time on this machine, whatever launcher started the jobs.
+
+    Parallel launchers (submitit local, joblib, Slurm arrays sharing a node) would otherwise run
+    workers side by side and each would time the other's interference. An flock is released by
+    the kernel if its holder dies, so a crashed job never blocks the queue.
+    """
+    if path is None:
+        yield
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # The worker imports the project's packages from the repository, wherever Hydra runs.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env[SPAWN_NS_ENV] = str(time.perf_counter_ns())
+    return env
+
+
+def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int, list[str]]:
     """Run the worker; its stdout (progress) passes through, its stderr goes to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
+    Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
     """
     cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
@@ -52,35 +95,73 @@ def start_worker(run_dir: Path, timeout_s: float | None = None) -> tuple[int, li
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
         try:
-            rc = proc.wait(timeout=timeout_s)
+            rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             reader.join()
+            raise TimeLimitExceeded(f"run exceeded its time limit of {time_limit_s:g} s") from None
+        except BaseException:  # Ctrl-C or a launcher's signal: never leave a worker behind
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
             raise
         reader.join()
     return rc, list(tail)
 
 
-def _worker_env() -> dict[str, str]:
-    import os
-
-    env = dict(os.environ)
-    # The worker imports the project's packages from the repository, wherever Hydra runs.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    return env
-
-
-def run_job(config: dict[str, Any], run_dir: Path) -> dict[str, Any]:
-    """Validate `config`, run it in a fresh worker, and return the result record (also on disk)."""
+def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """One fresh worker measuring `config`; returns its record (written to run_dir too)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     _archive_existing(run_dir)
+    (run_dir / SPEC_FILE).write_text(json.dumps(config, indent=2))
+    result_path = run_dir / results.RESULT_FILE
+    try:
+        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s)
+    except TimeLimitExceeded as exc:
+        record = results.failed_record(config, str(exc), error_kind="time_limit")
+        results.write_atomic(result_path, record)
+        return record
+    if result_path.exists():
+        return results.read(result_path)
+    # The worker died before it could write anything (killed, out of memory, segfault).
+    how = f"killed by signal {-rc}" if rc < 0 else f"exit code {rc}"
+    if rc == -signal.SIGKILL:
+        how += " (out of memory?)"
+    last = next((line for line in reversed(stderr_tail) if line.strip()), "no output")
+    record = results.failed_record(
+        config, f"worker {how}: {last}", stderr_tail=stderr_tail, error_kind="crash"
+    )
+    results.write_atomic(result_path, record)
+    return record
+
+
+def _reusable(path: Path, key: str) -> dict[str, Any] | None:
+    """A finished measurement of the same configuration, which a resumed sweep need not repeat."""
+    try:
+        record = results.read(path)
+    except (OSError, ValueError):
+        return None
+    return record if record.get("status") == "ok" and record.get("run_key") == key else None
+
+
+def repeat_dirs(run_dir: Path, repeats: int) -> list[Path]:
+    return [run_dir] if repeats == 1 else [run_dir / f"repeat-{i}" for i in range(repeats)]
+
+
+def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
+    """Validate `config` and measure it `repeats` times, each in a fresh worker.
+
+    Returns the records, one per repeat (also on disk). Finished repeats of the same
+    configuration are kept and skipped unless `force` is set.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
     try:
         spec = build_spec(config)
     except ConfigError as exc:
+        _archive_existing(run_dir)
         record = results.failed_record(config, f"ConfigError: {exc}", error_kind="config")
         results.write_atomic(run_dir / results.RESULT_FILE, record)
-        return record
+        return [record]
 
     # Record the budget actually resolved (cpus=null means "all allowed cores").
     config = {
@@ -90,41 +171,98 @@ def run_job(config: dict[str, Any], run_dir: Path) -> dict[str, Any]:
         "interop_threads": spec.interop_threads,
         "epochs": spec.epochs,
     }
-    (run_dir / SPEC_FILE).write_text(json.dumps(config, indent=2))
-    rc, stderr_tail = start_worker(run_dir)
+    key = results.run_key(config)
+    if spec.allow_parallel:
+        print(
+            "twinbench: warning: allow_parallel=true: runs may share this machine's cores and "
+            "memory bandwidth with other runs; their timings are distorted",
+            file=sys.stderr,
+            flush=True,
+        )
+    records = []
+    for i, rep_dir in enumerate(repeat_dirs(run_dir, spec.repeats)):
+        done = None if spec.force else _reusable(rep_dir / results.RESULT_FILE, key)
+        if done is not None:
+            print(f"  resume: {rep_dir} already measured (run_key {key}); skipped", flush=True)
+            records.append(done)
+            continue
+        rep_config = {**config, "repeat": i, "run_key": key}
+        with measurement_lock(None if spec.allow_parallel else spec.lock_file):
+            records.append(measure_once(spec, rep_config, rep_dir))
+    if spec.repeats > 1:
+        results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(records))
+    return records
 
-    result_path = run_dir / results.RESULT_FILE
-    if result_path.exists():
-        return results.read(result_path)
-    # The worker died before it could write anything (killed, out of memory, segfault).
-    how = f"killed by signal {-rc}" if rc < 0 else f"exit code {rc}"
-    last = next((line for line in reversed(stderr_tail) if line.strip()), "no output")
-    record = results.failed_record(
-        config, f"worker {how}: {last}", stderr_tail=stderr_tail, error_kind="crash"
-    )
-    results.write_atomic(result_path, record)
-    return record
+
+def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Across repeats: median, spread and confidence interval of each repeat's steady step."""
+    from twinbench import stats
+
+    ok = [r for r in records if r["status"] == "ok"]
+    summary: dict[str, Any] = {
+        "schema_version": results.SCHEMA_VERSION,
+        "repeats": len(records),
+        "ok": len(ok),
+        "failed": [r.get("error") for r in records if r["status"] != "ok"],
+    }
+    if ok:
+        steady = [r["timing"]["steady_step_s"]["median"] for r in ok]
+        epochs = [r["timing"]["epoch_s"]["median"] for r in ok]
+        summary["run_key"] = ok[0]["run_key"]
+        summary["steady_step_s"] = stats.summarize(steady).as_dict()
+        summary["epoch_s"] = stats.summarize(epochs).as_dict()
+        summary["steady_samples_per_s"] = stats.summarize(
+            [r["timing"]["steady_samples_per_s"] for r in ok]
+        ).as_dict()
+    return summary
 
 
 def summary(record: dict[str, Any]) -> str:
-    """A few lines for the terminal after one run."""
+    """A few lines for the terminal after one measured run."""
     head = f"{record['backend']} {record['model']} cpus={record['cpus']}"
+    if record.get("repeats", 1) > 1:
+        head += f" repeat {record['repeat'] + 1}/{record['repeats']}"
     if record["status"] != "ok":
         return f"{head}: FAILED: {record['error']}"
-    import statistics
+    req, act, t = record["threads_requested"], record["threads_actual"], record["timing"]
+    hist, flops = record["history"], record.get("flops") or {}
+    step = t["steady_step_s"]
+    lines = [
+        f"{head}  device={record['device']}  params={record['params']:,}",
+        f"  threads intra/inter requested {req['intra_op']}/{req['inter_op']}, "
+        f"running {act['intra_op']}/{act['inter_op']} (verified)  affinity {record['affinity']}",
+        f"  epoch {t['epoch_s']['median']:.2f}s median of {t['epoch_s']['n']}  "
+        f"steady step {step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
+        f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)  "
+        f"{t['steady_samples_per_s']:,.0f} samples/s",
+        f"  start-up {record['startup']['total_s']:.2f}s (import "
+        f"{record['startup']['framework_import_s']:.2f}s, first step "
+        f"{record['startup']['first_step_s']:.3f}s)",
+        f"  final loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
+        f"val_loss {hist['val_loss'][-1]:.4f} val_acc {hist['val_accuracy'][-1]:.4f}",
+    ]
+    if flops.get("fraction_of_peak") is not None:
+        lines.append(
+            f"  {flops['achieved_gflops']:.1f} GFLOP/s = {flops['fraction_of_peak']:.0%} of the "
+            f"{flops['peak_gflops']:.1f} GFLOP/s matmul peak with these threads"
+        )
+    if t["drift"]["drifting"]:
+        lines.append(
+            f"  WARNING: steps drifted: last third {t['drift']['ratio_last_to_first_third']:.2f}x "
+            "the first third"
+        )
+    if step["unstable"]:
+        lines.append("  WARNING: unstable: the step-time interval is wider than the threshold")
+    return "\n".join(lines)
 
-    req, act = record["threads_requested"], record["threads_actual"]
-    hist = record["history"]
-    return "\n".join(
-        [
-            f"{head}  device={record['device']}  params={record['params']:,}",
-            f"  threads intra/inter requested {req['intra_op']}/{req['inter_op']}, "
-            f"running {act['intra_op']}/{act['inter_op']} (verified)  "
-            f"affinity {record['affinity']}",
-            f"  epoch time median {statistics.median(record['epoch_times_s']):.2f}s over "
-            f"{len(record['epoch_times_s'])} epochs (first {record['epoch_times_s'][0]:.2f}s)  "
-            f"samples/s median {statistics.median(record['samples_per_s']):,.0f}",
-            f"  final loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
-            f"val_loss {hist['val_loss'][-1]:.4f} val_acc {hist['val_accuracy'][-1]:.4f}",
-        ]
+
+def repeats_summary(summary_record: dict[str, Any]) -> str:
+    s = summary_record.get("steady_step_s")
+    if not s:
+        return f"all {summary_record['repeats']} repeats failed"
+    flag = "  UNSTABLE" if s["unstable"] else ""
+    return (
+        f"over {s['n']} repeats: steady step median {s['median'] * 1e3:.2f} ms, "
+        f"[{s['ci_low'] * 1e3:.2f}, {s['ci_high'] * 1e3:.2f}] ms ({s['confidence']:.0%} CI), "
+        f"spread {s['min'] * 1e3:.2f}-{s['max'] * 1e3:.2f} ms{flag}"
     )

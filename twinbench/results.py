@@ -27,6 +27,30 @@ STABLE_KEYS = (
 )
 
 
+# Keys that change how a sweep is run, not what a run measures: left out of the run identity.
+NOT_MEASURED = (
+    "repeats",
+    "repeat",
+    "run_key",
+    "force",
+    "time_limit_s",
+    "allow_parallel",
+    "measure",
+)
+
+
+def run_key(config: dict[str, Any]) -> str:
+    """Identity of a measurement: a hash of the resolved config minus NOT_MEASURED keys.
+
+    A resumed sweep skips a run whose finished result carries the same key.
+    """
+    import hashlib
+
+    relevant = {k: v for k, v in config.items() if k not in NOT_MEASURED}
+    canonical = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
 def write_atomic(path: Path, record: dict[str, Any]) -> None:
     """Write JSON so that readers see either the old file or the complete new one, never a part.
 
@@ -67,6 +91,8 @@ def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str,
         "schema_version": SCHEMA_VERSION,
         "status": "failed",
         "error": error,
+        "run_key": config.get("run_key"),
+        "repeat": config.get("repeat", 0),
         "backend": config.get("backend", {}).get("name"),
         "model": config.get("model", {}).get("name"),
         "params": None,

@@ -11,6 +11,7 @@ Usage: python -m twinbench.worker <run_dir>   (reads <run_dir>/spec.json)
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -22,17 +23,25 @@ from twinbench import cpu, environment, parity, results
 from twinbench.config import RunSpec, spec_from_file
 
 SPEC_FILE = "spec.json"
+STEPS_FILE = "steps.json"
+T_WORKER_NS = time.perf_counter_ns()  # as early as this process can read the clock
+
+
+class NonFiniteLoss(FloatingPointError):
+    pass
 
 
 def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
-    """Steps 1: affinity and thread variables, before any framework import."""
+    """Step 1: affinity and thread variables, before any framework import."""
     affinity = cpu.pin(spec.cores)
     env = cpu.thread_environment(spec.threads, spec.interop_threads)
     os.environ.update(env)
     return {"affinity": affinity, "thread_env": env}
 
 
-def _print_epoch(spec: RunSpec, clock):
+def _on_epoch(spec: RunSpec, clock):
+    """Progress on the terminal, and a stop for a loss that is no longer a number."""
+
     def progress(epoch: int, history) -> None:
         t = clock.epoch_times_s()[-1]
         print(
@@ -41,29 +50,77 @@ def _print_epoch(spec: RunSpec, clock):
             f"val_loss {history.val_loss[-1]:.4f}  val_acc {history.val_accuracy[-1]:.4f}",
             flush=True,
         )
+        if not math.isfinite(history.loss[-1]):
+            raise NonFiniteLoss(f"training loss became {history.loss[-1]} in epoch {epoch + 1}")
 
     return progress
 
 
+def steady_steps_s(step_ns: list[list[int]], warmup_steps: int) -> list[float]:
+    """Step durations of the steady state, in seconds.
+
+    Left out: the run's first `warmup_steps` steps (graph tracing, compilation, cold caches and
+    thread-pool start-up) and the first step of every epoch (it also pays for starting the
+    epoch's data iterator).
+    """
+    steady, seen = [], 0
+    for epoch in step_ns:
+        for i, ns in enumerate(epoch):
+            if seen >= warmup_steps and i > 0:
+                steady.append(ns / 1e9)
+            seen += 1
+    return steady
+
+
+def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
+    from twinbench import stats
+
+    width = spec.measure.get("unstable_rel_width", stats.UNSTABLE_REL_WIDTH)
+    steps = clock.step_times_ns()
+    steady = steady_steps_s(steps, int(spec.measure.get("warmup_steps", 10)))
+    if not steady:  # very short runs: fall back to every step but the first
+        steady = [ns / 1e9 for epoch in steps for ns in epoch][1:] or [steps[0][0] / 1e9]
+    step_summary = stats.summarize(steady, unstable_rel_width=width)
+    return {
+        "epoch_s": stats.summarize(clock.epoch_times_s(), unstable_rel_width=width).as_dict(),
+        "steady_step_s": step_summary.as_dict(),
+        "steady_samples_per_s": batch_size / step_summary.median,
+        "steady_steps": len(steady),
+        "warmup_steps": int(spec.measure.get("warmup_steps", 10)),
+        "drift": stats.drift(steady),
+    }
+
+
 def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     started = environment.now_iso()
-    t_process = time.perf_counter_ns()
     budget = apply_cpu_budget(spec)
 
-    from benchdata import batching, load
+    from benchdata import batching, fill_arch, load
     from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
 
+    # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
+    t_data = time.perf_counter_ns()
+    mc = spec.model_cfg
+    data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
+    mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
+    t_data_end = time.perf_counter_ns()
+
     t0 = time.perf_counter_ns()
     backend = get_backend(spec.backend)  # the framework import happens here
-    import_s = (time.perf_counter_ns() - t0) / 1e9
+    t_import = time.perf_counter_ns()
     threads = backend.configure_threads(spec.threads, spec.interop_threads)
     backend.check_device(spec.device)
     backend.seed(spec.seed)
+    peak = None
+    if spec.measure.get("peak_probe", True):
+        peak = backend.matmul_gflops(
+            int(spec.measure.get("peak_probe_size", 2048)),
+            float(spec.measure.get("peak_probe_seconds", 1.0)),
+            spec.device,
+        )
 
-    mc = spec.model_cfg
-    data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"))
     n_train, bs = len(data.x_train), spec.batch_size
     plan = TrainPlan(
         epochs=spec.epochs,
@@ -74,17 +131,53 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         seed=spec.seed,
         device=spec.device,
     )
+    t_build = time.perf_counter_ns()
     model = backend.build(spec.model, mc, spec.device)
     params = backend.count_params(model)
+    t_train = time.perf_counter_ns()
 
     clock = RunClock()
-    history = backend.train(model, mc, data, plan, clock, progress=_print_epoch(spec, clock))
+    history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
+
+    step_ns = clock.step_times_ns()
+    results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
+    timing = timing_record(clock, spec, bs)
+    spawn_ns = int(os.environ.get("TWINBENCH_SPAWN_NS", T_WORKER_NS))
+    startup = {
+        "process_start_s": (T_WORKER_NS - spawn_ns) / 1e9,
+        "framework_import_s": (t_import - t0) / 1e9,
+        "data_s": (t_data_end - t_data) / 1e9,
+        "build_s": (t_train - t_build) / 1e9,
+        # Includes Keras' graph tracing, XLA or torch.compile compilation when enabled.
+        "first_step_s": step_ns[0][0] / 1e9,
+        "first_step_over_steady_s": step_ns[0][0] / 1e9 - timing["steady_step_s"]["median"],
+    }
+    # From the parent's spawn to the end of the first step: what a user waits before training
+    # runs at speed.
+    startup["total_s"] = (clock.epoch_start_ns[0] - spawn_ns) / 1e9 + startup["first_step_s"]
+    forward = getattr(models_module(spec.model), "forward_flops", None)
+    flops_record = None
+    if forward is not None:
+        from twinbench import flops
+
+        per_step = flops.train_step(forward(**mc["arch"]), bs)
+        achieved = per_step / timing["steady_step_s"]["median"] / 1e9
+        flops_record = {
+            "per_step": per_step,
+            "per_sample_forward": forward(**mc["arch"]),
+            "achieved_gflops": achieved,
+            "peak_gflops": peak,
+            "fraction_of_peak": achieved / peak if peak else None,
+        }
 
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
     return {
         "schema_version": results.SCHEMA_VERSION,
         "status": "ok",
+        "run_key": spec.config.get("run_key"),
+        "repeat": spec.config.get("repeat", 0),
+        "repeats": spec.repeats,
         "backend": spec.backend,
         "model": spec.model,
         "params": params,
@@ -97,22 +190,27 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "thread_env": budget["thread_env"],
         "device": spec.device,
         "framework": backend.describe(),
-        "data": {"dataset": data.name, **data.info, "n_train": n_train, "n_test": len(data.x_test)},
+        "data": {
+            "dataset": data.name,
+            **data.info,
+            "n_train": n_train,
+            "n_test": len(data.x_test),
+        },
         "epochs": spec.epochs,
         "batch_size": bs,
         "steps_per_epoch": plan.steps_per_epoch,
         "epoch_times_s": clock.epoch_times_s(),
         "train_times_s": train_times,
         "samples_per_s": [samples_per_epoch / t for t in train_times],
+        "timing": timing,
+        "steps_file": STEPS_FILE,
+        "startup": startup,
+        "flops": flops_record,
         "history": {
             "loss": history.loss,
             "accuracy": history.accuracy,
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
-        },
-        "startup": {
-            "framework_import_s": import_s,
-            "worker_to_first_epoch_s": (clock.epoch_start_ns[0] - t_process) / 1e9,
         },
         "parity": parity.status(spec.model),
         "environment": environment.describe(),
@@ -122,14 +220,24 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     }
 
 
+def models_module(name: str):
+    import models
+
+    return models.get(name)
+
+
 def main(argv: list[str]) -> int:
     run_dir = Path(argv[1])
     raw = results.read(run_dir / SPEC_FILE)
     try:
         record = run(spec_from_file(run_dir / SPEC_FILE), run_dir)
     except Exception as exc:  # recorded, never lost: the parent reports it as a failed run
+        kind = "non_finite_loss" if isinstance(exc, NonFiniteLoss) else "exception"
         record = results.failed_record(
-            raw, f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()
+            raw,
+            f"{type(exc).__name__}: {exc}",
+            error_kind=kind,
+            traceback=traceback.format_exc(),
         )
         results.write_atomic(run_dir / results.RESULT_FILE, record)
         print(f"error: {record['error']}", file=sys.stderr, flush=True)

@@ -1,0 +1,95 @@
+"""The hand-written baseline: what a good engineer writes without twinbench.
+
+    python -m benchmarks.bare_loop <torch|tensorflow> <model> <cpus> <steps> <epochs>
+
+Same network (models/<name>.py), same data, same CPU budget, and nothing else: Keras trains with
+`model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over shuffled index
+batches. Only whole epochs are timed (one callback, or a clock read per epoch), so this path has
+no per-step hooks. Prints one JSON line: {"epoch_s": [...]}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from twinbench import cpu
+
+
+def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> None:
+    cpu.pin(cpu.choose_cores(cpus))
+    os.environ.update(cpu.thread_environment(cpus, cpus))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from benchdata import fill_arch, load
+    from twinbench.parity import model_config
+
+    cfg = model_config(model_name)
+    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    cfg = fill_arch(cfg, data)
+    bs = cfg["batch_size"]
+    x, y = data.x_train[: steps * bs], data.y_train[: steps * bs]
+    module = __import__(f"models.{model_name}", fromlist=["x"])
+    epoch_s = (_torch if backend == "torch" else _keras)(module, cfg, x, y, bs, epochs, cpus)
+    print(json.dumps({"epoch_s": epoch_s}))
+
+
+def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
+    import torch
+
+    from frameworks.torch_backend import Objective, make_optimizer
+
+    torch.set_num_threads(cpus)
+    torch.set_num_interop_threads(cpus)
+    torch.manual_seed(0)
+    model = module.torch_model(**cfg["arch"])
+    loss_fn = Objective.for_model(cfg)
+    optimizer, schedule = make_optimizer(model.parameters(), cfg["optimizer"])
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    times = []
+    for _ in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        for idx in torch.randperm(len(x)).split(bs):
+            optimizer.zero_grad(set_to_none=True)
+            loss = loss_fn(model(x[idx]), y[idx])
+            loss.backward()
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _keras(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
+    import keras
+    import tensorflow as tf
+
+    from frameworks.tensorflow_backend import KERAS_LOSS, make_optimizer
+
+    tf.config.threading.set_intra_op_parallelism_threads(cpus)
+    tf.config.threading.set_inter_op_parallelism_threads(cpus)
+    keras.utils.set_random_seed(0)
+    model = module.keras_model(**cfg["arch"])
+    model.compile(
+        optimizer=make_optimizer(cfg["optimizer"]),
+        loss=KERAS_LOSS[module.OUTPUT],
+        metrics=["accuracy"],
+    )
+    times: list[float] = []
+
+    class EpochClock(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.start = time.perf_counter()
+
+        def on_epoch_end(self, epoch, logs=None):
+            times.append(time.perf_counter() - self.start)
+
+    model.fit(x, y, batch_size=bs, epochs=epochs, shuffle=True, verbose=0, callbacks=[EpochClock()])
+    return times
+
+
+if __name__ == "__main__":
+    b, m, c, s, e = sys.argv[1:6]
+    main(b, m, int(c), int(s), int(e))

@@ -1,0 +1,84 @@
+"""Timing statistics: known inputs give known medians, intervals, ratios and drift verdicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from frameworks.timing import RunClock
+from twinbench import stats
+from twinbench.config import build_spec
+from twinbench.worker import steady_steps_s, timing_record
+
+
+@pytest.mark.parametrize(
+    ("n", "ranks", "coverage"),
+    [
+        (3, (0, 2), 0.75),  # too few for 95%: the whole range, with the coverage it has
+        (5, (0, 4), 0.9375),
+        (6, (0, 5), 0.96875),
+        (10, (1, 8), 1 - 2 * 11 / 1024),
+        (20, (5, 14), None),
+        (100, (39, 60), None),
+    ],
+)
+def test_median_interval_uses_the_binomial_order_statistics(n, ranks, coverage):
+    lo, hi, achieved = stats.median_ci_ranks(n)
+    assert (lo, hi) == ranks
+    if coverage is not None:
+        assert achieved == pytest.approx(coverage)
+    if n >= 6:
+        assert achieved >= 0.95
+
+
+def test_summary_of_known_values():
+    s = stats.summarize([5.0, 1.0, 4.0, 2.0, 3.0, 100.0, 6.0, 7.0, 8.0, 9.0])
+    assert s.median == 5.5 and s.n == 10 and s.min == 1.0 and s.max == 100.0
+    assert (s.ci_low, s.ci_high) == (2.0, 9.0)  # ranks 1 and 8 of the sorted values
+    assert s.rel_ci_width == pytest.approx(7.0 / 5.5)
+    assert s.unstable  # wider than 10% of the median
+
+
+def test_a_tight_interval_is_stable_and_a_single_value_is_not():
+    tight = stats.summarize([1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01])
+    assert not tight.unstable and tight.ci_low == 0.98 and tight.ci_high == 1.02
+    single = stats.summarize([1.0])
+    assert single.unstable and single.confidence == 0.0
+
+
+def test_ratio_of_medians_with_a_reproducible_interval():
+    ratio, lo, hi = stats.ratio_ci([2.0, 2.2, 1.8, 2.1], [1.0, 1.1, 0.9, 1.0])
+    assert ratio == pytest.approx(2.05 / 1.0)
+    assert lo < ratio < hi
+    assert (ratio, lo, hi) == stats.ratio_ci([2.0, 2.2, 1.8, 2.1], [1.0, 1.1, 0.9, 1.0])
+    assert stats.ratio_ci([2.0], [1.0]) == (2.0, None, None)
+
+
+def test_drift_flags_steps_that_slow_down_and_ignores_noise():
+    assert stats.drift([1.0] * 30 + [1.3] * 30 + [1.5] * 30)["drifting"]
+    assert not stats.drift([1.0, 1.02, 0.98] * 30)["drifting"]
+    assert stats.drift([1.0] * 30 + [2.0] * 30)["ratio_last_to_first_third"] == 2.0
+
+
+def test_steady_state_leaves_out_warm_up_and_each_epochs_first_step():
+    ms = 1_000_000
+    steps = [[100 * ms, 5 * ms, 5 * ms, 5 * ms], [9 * ms, 4 * ms, 4 * ms]]
+    assert steady_steps_s(steps, warmup_steps=2) == pytest.approx([0.005, 0.005, 0.004, 0.004])
+    assert steady_steps_s(steps, warmup_steps=0) == pytest.approx([0.005] * 3 + [0.004] * 2)
+
+
+def test_timing_record_from_a_fake_clock(compose):
+    ms = 1_000_000
+    ticks = iter([0, 50 * ms, 60 * ms, 70 * ms, 80 * ms, 90 * ms, 100 * ms, 100 * ms, 130 * ms])
+    clock = RunClock(now_ns=lambda: next(ticks))
+    clock.epoch_begin()  # 0
+    for _ in range(6):  # steps end at 50, 60, ..., 100 ms: a 50 ms first step, then 10 ms each
+        clock.step_end()
+    clock.validation_begin()  # 100
+    clock.epoch_end()  # 130
+    spec = build_spec(compose("measure.warmup_steps=1"))
+    t = timing_record(clock, spec, batch_size=128)
+    assert t["steady_step_s"]["median"] == pytest.approx(0.010)
+    assert t["steady_steps"] == 5
+    assert t["steady_samples_per_s"] == pytest.approx(12_800)
+    assert t["epoch_s"]["median"] == pytest.approx(0.130)
+    assert clock.train_times_s() == pytest.approx([0.100])
