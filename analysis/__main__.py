@@ -1,27 +1,152 @@
-"""python -m analysis <results dirs...>: the cross-framework comparison of collected results."""
+"""Command line.
+
+    python -m analysis <results dirs or 2017 log folders...> [--out DIR] [--baseline SPEC]
+                       [--pricing NAME|FILE] [--metric train_time|steady_step]
+    python -m analysis collect <dirs...> [--out PATH]
+
+Bad input (no results, unknown schema, bad JSON, no common baseline) is one line on stderr and
+exit status 2; `collect` exits 1 when it found incompatible records (the table is still written).
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from pathlib import Path
 
-from analysis.table import comparison_table, load_results
+from analysis.errors import AnalysisError
+
+PROG = "python -m analysis"
+LEGACY_OUT = Path("results") / "reports" / "2017-logs"
+
+
+def _report_parser() -> argparse.ArgumentParser:
+    from analysis import pricing, summary
+
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Compare collected twinbench results (and 2017 logs): report.html, figures, "
+        "CSV tables and a terminal summary.",
+        epilog=f"Also: {PROG} collect <dirs...> --out table   (one Parquet + CSV table)",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        help="results dirs, result.json files, or folders of the 2017 logs",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="folder for report.html and report_files/ (default: the first results dir; "
+        f"for a folder of 2017 logs, {LEGACY_OUT}/ in the repository)",
+    )
+    p.add_argument(
+        "--baseline",
+        help="configuration everything is relative to: a label such "
+        "as 'tensorflow cpu8' or filters such as 'backend=torch,cpus=2' (default: "
+        "the GPU run, else the TensorFlow configuration with the most cores)",
+    )
+    p.add_argument(
+        "--pricing",
+        default=pricing.DEFAULT_TABLE,
+        help="price table: a name in "
+        f"conf/pricing/ or a YAML file (default {pricing.DEFAULT_TABLE}; the 2017 "
+        f"logs always use {pricing.LEGACY_TABLE})",
+    )
+    p.add_argument(
+        "--metric",
+        default="train_time",
+        choices=list(summary.METRICS),
+        help="what is compared (default train_time: the sum of epoch wall times, "
+        "as in 2017; steady_step: median steady-state step time)",
+    )
+    p.add_argument(
+        "--unstable-width",
+        type=float,
+        default=None,
+        help="flag an interval wider "
+        "than this fraction of its median (default twinbench.stats' 0.10)",
+    )
+    p.add_argument(
+        "--parity-dir",
+        type=Path,
+        action="append",
+        default=[],
+        help="extra folder of parity certificates (<model>.json)",
+    )
+    return p
+
+
+def _collect_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} collect",
+        description="Collect every result.json (and 2017 log) under the given directories into "
+        "one table, keyed by machine fingerprint; report duplicates and incompatible records.",
+    )
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="table path without suffix: writes .parquet and .csv (default: <first dir>/table)",
+    )
+    return p
+
+
+def _default_out(first: Path) -> Path:
+    """The first results dir; but never inside a folder of 2017 logs, which is reference data
+    (often shared or read-only): those reports go to results/reports/2017-logs/."""
+    from analysis import legacy
+    from twinbench import REPO_ROOT
+
+    if first.is_dir() and legacy.find_root(first) is not None:
+        return REPO_ROOT / LEGACY_OUT
+    return first if first.is_dir() else first.parent
+
+
+def collect_main(argv: list[str]) -> int:
+    from analysis import collect
+
+    args = _collect_parser().parse_args(argv)
+    out = args.out or _default_out(args.paths[0]) / "table"
+    collected = collect.collect(args.paths, out)
+    print(collect.summary(collected))
+    return 1 if collected.issues.incompatible else 0
+
+
+def report_main(argv: list[str]) -> int:
+    from analysis import pipeline, report, terminal
+    from analysis.table import runs_table
+
+    args = _report_parser().parse_args(argv)
+    options = pipeline.Options(
+        baseline=args.baseline,
+        pricing=args.pricing,
+        metric=args.metric,
+        parity_dirs=args.parity_dir,
+        inputs=args.paths,
+    )
+    if args.unstable_width is not None:
+        options.unstable_width = args.unstable_width
+    an = pipeline.analyze(runs_table(args.paths), options)
+    path = report.write(an, args.out or _default_out(args.paths[0]))
+    print(terminal.render(an))
+    print(f"\nreport: {path}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
-        print("usage: python -m analysis <results dir or result.json>...", file=sys.stderr)
+    try:
+        if argv and argv[0] == "collect":
+            return collect_main(argv[1:])
+        return report_main(argv[1:] if argv and argv[0] == "report" else argv)
+    except AnalysisError as exc:
+        print(f"analysis: error: {exc}", file=sys.stderr)
         return 2
-    missing = [p for p in argv if not Path(p).exists()]
-    if missing:
-        print(f"analysis: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    records = load_results([Path(p) for p in argv])
-    if not records:
-        print(f"analysis: error: no result.json found under {', '.join(argv)}", file=sys.stderr)
-        return 2
-    print(comparison_table(records))
-    return 0
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

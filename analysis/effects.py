@@ -1,0 +1,279 @@
+"""The three effects twinbench separates, each from the per-configuration summary.
+
+- framework: torch time / TensorFlow time on the same machine, workload, device, cores, threads;
+- hardware: speed-up and parallel efficiency against cores, per framework and settings;
+- software: a setting variant's time / the default variant's, all else equal.
+Ratios of medians with percentile-bootstrap intervals over the repeats (twinbench.stats).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from twinbench import stats
+
+FRAMEWORKS = ("torch", "tensorflow")  # the ratio is first / second
+SAME_CELL = [
+    "source",
+    "workload",
+    "machine",
+    "device",
+    "cpus",
+    "threads_intra_requested",
+    "threads_inter_requested",
+]
+SCALING_GAP = 0.10  # speed-ups differing by more than this are called "scaling differently"
+
+
+INT_COLUMNS = (
+    "cpus",
+    "reference_cpus",
+    "threads_intra_requested",
+    "threads_inter_requested",
+    "n_ok",
+    "n_torch",
+    "n_tensorflow",
+)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows -> DataFrame with core and thread counts as integers (groupby makes them floats)."""
+    df = pd.DataFrame(rows)
+    for column in INT_COLUMNS:
+        if column in df:
+            df[column] = pd.to_numeric(df[column], errors="coerce").astype("Int64")
+    return df
+
+
+def _ratio(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    if not a or not b:
+        return (math.nan, math.nan, math.nan)
+    ratio, lo, hi = stats.ratio_ci(a, b)
+    return ratio, (math.nan if lo is None else lo), (math.nan if hi is None else hi)
+
+
+def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -> str:
+    """Which side is faster, and whether the repeats allow saying so."""
+    if math.isnan(ratio):
+        return "no successful runs"
+    side = f"{a} faster" if ratio < 1 else f"{b} faster"
+    if math.isnan(lo):
+        return f"{side} (single runs: no interval)"
+    if lo <= 1 <= hi:
+        return "no clear difference (interval includes 1)"
+    if (hi - lo) / ratio > width:
+        return f"{side} (unstable: wide interval)"
+    return side
+
+
+def default_variant(cell: pd.DataFrame) -> pd.Series:
+    """The configuration standing for a backend's out-of-the-box behaviour in a cell.
+
+    Marked default (opt=default, pip in 2017) first, then the most measured, then by label.
+    """
+    ranked = cell.assign(
+        d=(cell["settings_default"] != True).astype(int),  # noqa: E712
+        n=-cell["n_ok"],
+    ).sort_values(["d", "n", "config_label"], kind="stable")
+    return ranked.iloc[0]
+
+
+def framework(summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH) -> pd.DataFrame:
+    """torch / TensorFlow time per cell, for every pair of settings variants."""
+    first, second = FRAMEWORKS
+    rows = []
+    for key, cell in summary.groupby(SAME_CELL, dropna=False, sort=False):
+        a_all, b_all = cell[cell["backend"] == first], cell[cell["backend"] == second]
+        if a_all.empty or b_all.empty:
+            continue
+        a_default, b_default = default_variant(a_all), default_variant(b_all)
+        for _, a in a_all.iterrows():
+            for _, b in b_all.iterrows():
+                ratio, lo, hi = _ratio(a["samples"], b["samples"])
+                step, step_lo, step_hi = _ratio(a["step_samples"], b["step_samples"])
+                rows.append(
+                    {
+                        **dict(zip(SAME_CELL, key, strict=True)),
+                        f"{first}_config": a["config_label"],
+                        f"{second}_config": b["config_label"],
+                        f"{first}_settings": a["settings_label"],
+                        f"{second}_settings": b["settings_label"],
+                        "headline": a["config_label"] == a_default["config_label"]
+                        and b["config_label"] == b_default["config_label"],
+                        f"{first}_time": a["time"],
+                        f"{second}_time": b["time"],
+                        f"n_{first}": a["n_ok"],
+                        f"n_{second}": b["n_ok"],
+                        "ratio": ratio,
+                        "ratio_ci_low": lo,
+                        "ratio_ci_high": hi,
+                        "steady_step_ratio": step,
+                        "steady_step_ratio_ci_low": step_lo,
+                        "steady_step_ratio_ci_high": step_hi,
+                        "verdict": _verdict(ratio, lo, hi, width, first, second),
+                    }
+                )
+    return _frame(rows)
+
+
+SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
+
+
+def hardware(summary: pd.DataFrame) -> pd.DataFrame:
+    """Speed-up T(fewest cores) / T(n) and efficiency speed-up / (n / fewest), per series.
+
+    Only CPU runs with the default thread counts (threads = cores) form a series: a run with
+    other thread counts measures the threads, not the cores.
+    """
+    cpu = summary[(summary["device"] == "cpu") & (summary["n_ok"] > 0)]
+
+    def as_cores(column: str) -> pd.Series:
+        threads = pd.to_numeric(cpu[column], errors="coerce")
+        return (threads.isna() | (threads == pd.to_numeric(cpu["cpus"]))).fillna(False)
+
+    cpu = cpu[as_cores("threads_intra_requested") & as_cores("threads_inter_requested")]
+    rows = []
+    for key, series in cpu.groupby(SERIES, dropna=False, sort=False):
+        series = series.sort_values("cpus")
+        if series["cpus"].nunique() < 2:
+            continue
+        ref = series.iloc[0]
+        for _, row in series.iterrows():
+            speedup, lo, hi = _ratio(ref["samples"], row["samples"])
+            if row["config_label"] == ref["config_label"]:
+                lo = hi = math.nan  # 1 by definition: no interval to estimate
+            scale = row["cpus"] / ref["cpus"]
+            rows.append(
+                {
+                    **dict(zip(SERIES, key, strict=True)),
+                    "config_label": row["config_label"],
+                    "cpus": row["cpus"],
+                    "reference_cpus": ref["cpus"],
+                    "time": row["time"],
+                    "speedup": speedup,
+                    "speedup_ci_low": lo,
+                    "speedup_ci_high": hi,
+                    "efficiency": speedup / scale,
+                    "efficiency_ci_low": lo / scale,
+                    "efficiency_ci_high": hi / scale,
+                    "n_ok": row["n_ok"],
+                }
+            )
+    return _frame(rows)
+
+
+def scaling_gap(hw: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """Where the two frameworks scale differently: torch speed-up / TensorFlow speed-up."""
+    first, second = FRAMEWORKS
+    if hw.empty:
+        return pd.DataFrame()
+    defaults = {
+        (k[0], k[1], k[2], k[3]): default_variant(g)["settings"]
+        for k, g in summary.groupby(["source", "workload", "machine", "backend"], dropna=False)
+    }
+    hw = hw[
+        [
+            defaults.get((r.source, r.workload, r.machine, r.backend)) == r.settings
+            for r in hw.itertuples()
+        ]
+    ]
+    rows: list[dict[str, Any]] = []
+    for key, cell in hw.groupby(["source", "workload", "machine", "cpus"], sort=False):
+        a, b = cell[cell["backend"] == first], cell[cell["backend"] == second]
+        if a.empty or b.empty or a["reference_cpus"].iloc[0] != b["reference_cpus"].iloc[0]:
+            continue
+        a, b = a.iloc[0], b.iloc[0]
+        if a["cpus"] == a["reference_cpus"]:
+            continue
+        gap = a["speedup"] / b["speedup"]
+        separated = not (
+            math.isnan(a["speedup_ci_low"])
+            or math.isnan(b["speedup_ci_low"])
+            or (
+                a["speedup_ci_low"] <= b["speedup_ci_high"]
+                and b["speedup_ci_low"] <= a["speedup_ci_high"]
+            )
+        )
+        if abs(gap - 1) <= SCALING_GAP and not separated:
+            verdict = "scale alike"
+        else:
+            verdict = f"{first if gap > 1 else second} scales better"
+            if math.isnan(a["speedup_ci_low"]) or math.isnan(b["speedup_ci_low"]):
+                verdict += " (single runs: indicative)"
+            elif not separated:
+                verdict += " (intervals overlap)"
+        rows.append(
+            {
+                **dict(zip(["source", "workload", "machine", "cpus"], key, strict=True)),
+                "reference_cpus": a["reference_cpus"],
+                f"{first}_speedup": a["speedup"],
+                f"{second}_speedup": b["speedup"],
+                f"{first}_efficiency": a["efficiency"],
+                f"{second}_efficiency": b["efficiency"],
+                "speedup_ratio": gap,
+                "verdict": verdict,
+            }
+        )
+    return _frame(rows)
+
+
+VARIANT_CELL = [
+    "source",
+    "workload",
+    "machine",
+    "backend",
+    "device",
+    "cpus",
+    "threads_intra_requested",
+    "threads_inter_requested",
+]
+
+
+def software(summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH) -> pd.DataFrame:
+    """Each settings variant against its backend's default variant, all else equal."""
+    rows = []
+    ok = summary[summary["n_ok"] > 0]
+    for key, cell in ok.groupby(VARIANT_CELL, dropna=False, sort=False):
+        if cell["settings"].nunique() < 2:
+            continue
+        ref = default_variant(cell)
+        for _, row in cell.iterrows():
+            if row["config_label"] == ref["config_label"]:
+                continue
+            ratio, lo, hi = _ratio(row["samples"], ref["samples"])
+            rows.append(
+                {
+                    **dict(zip(VARIANT_CELL, key, strict=True)),
+                    "reference": ref["config_label"],
+                    "reference_settings": ref["settings_label"],
+                    "variant": row["config_label"],
+                    "variant_settings": row["settings_label"],
+                    "reference_time": ref["time"],
+                    "variant_time": row["time"],
+                    "time_ratio": ratio,
+                    "time_ratio_ci_low": lo,
+                    "time_ratio_ci_high": hi,
+                    "verdict": _verdict(ratio, lo, hi, width, "variant", "reference"),
+                }
+            )
+    return _frame(rows)
+
+
+def peak(summary: pd.DataFrame) -> pd.DataFrame:
+    """Achieved GFLOP/s against the machine's measured matmul peak, where runs measured it."""
+    cols = ["median_achieved_gflops", "median_peak_gflops", "median_fraction_of_peak"]
+    out = summary[["source", "workload", "config_label", "n_ok", *cols]].copy()
+    out.columns = [
+        "source",
+        "workload",
+        "config_label",
+        "n_ok",
+        "achieved_gflops",
+        "peak_gflops",
+        "fraction_of_peak",
+    ]
+    out["measured"] = out["fraction_of_peak"].notna()
+    return out

@@ -1,0 +1,276 @@
+"""twinbench result records: find every result.json, check it, flatten it into one table row.
+
+A record written by another machine is data: it is parsed as JSON and nothing in it is executed,
+imported or opened (a certificate path inside a record is shown, never read).
+Fields added by later schema work (timing, startup, flops, settings, run_key, repeat) are used
+when present and tolerated when absent, so today's and tomorrow's records load side by side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import AnalysisError
+from twinbench.results import RESULT_FILE, SCHEMA_VERSION
+
+SOURCE = "twinbench"
+UNKNOWN_MACHINE = "unknown machine"
+# Config keys that say how a sweep ran, not what was measured (kept in step with
+# twinbench.results.NOT_MEASURED where that exists): left out of the configuration identity.
+NOT_MEASURED = (
+    "repeats",
+    "repeat",
+    "run_key",
+    "force",
+    "time_limit_s",
+    "allow_parallel",
+    "measure",
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    path: Path
+    data: dict[str, Any]
+
+
+def find_result_files(path: Path) -> list[Path]:
+    """`path` itself if it is a file, else every result.json below it, in a stable order."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    return sorted(path.rglob(RESULT_FILE))
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Parse one result file; unusable files raise AnalysisError naming the file."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise AnalysisError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise AnalysisError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise AnalysisError(f"{path}: not a result record (a JSON {type(data).__name__})")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise AnalysisError(
+            f"{path}: unknown schema_version {version!r}; this analysis reads version "
+            f"{SCHEMA_VERSION} (update twinbench to read newer records)"
+        )
+    return data
+
+
+def load_records(paths: list[Path]) -> list[Record]:
+    return [Record(f, read_record(f)) for p in paths for f in find_result_files(Path(p))]
+
+
+# ---------------------------------------------------------------- flattening
+
+
+def _get(data: Any, *keys: str) -> Any:
+    """data[k1][k2]... or None where any level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _num(value: Any) -> float | None:
+    """A finite float, or None: records may carry null, strings or NaN where a value is absent."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def canonical(value: Any) -> str:
+    """JSON with sorted keys: equal content gives an equal string (and hash)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def short_hash(value: Any) -> str:
+    return hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
+
+
+def measured_config(config: Any) -> dict[str, Any]:
+    """The part of a run's config that decides what is measured."""
+    if not isinstance(config, dict):
+        return {}
+    return {k: v for k, v in config.items() if k not in NOT_MEASURED}
+
+
+def derived_run_key(config: Any) -> str:
+    """The run identity for records written before `run_key` existed."""
+    try:
+        from twinbench.results import run_key  # the writer's own definition, where it exists
+    except ImportError:
+        return short_hash(measured_config(config))
+    return run_key(config if isinstance(config, dict) else {})
+
+
+def settings_of(record: dict[str, Any]) -> dict[str, Any]:
+    """Backend software settings: verified ones from `settings`, else those the config asked for."""
+    settings = record.get("settings")
+    if isinstance(settings, dict):
+        return settings
+    backend = _get(record, "config", "backend")
+    if isinstance(backend, dict):
+        return {k: v for k, v in backend.items() if k != "name"}
+    return {}
+
+
+def settings_label(settings: dict[str, Any]) -> str:
+    def show(v: Any) -> str:
+        if v is True:
+            return "on"
+        if v is False:
+            return "off"
+        return str(v)
+
+    return ", ".join(f"{k}={show(v)}" for k, v in sorted(settings.items())) or "default"
+
+
+def _is_default_preset(record: dict[str, Any]) -> bool | None:
+    """True/False where the config names its settings preset (`opt=default` is the headline)."""
+    opt = _get(record, "config", "opt")
+    name = opt.get("name") if isinstance(opt, dict) else opt
+    return None if name is None else name == "default"
+
+
+def _threads(record: dict[str, Any], which: str, kind: str) -> int | None:
+    value = _get(record, which, kind)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _epoch_times(record: dict[str, Any]) -> list[float]:
+    times = record.get("epoch_times_s")
+    if not isinstance(times, list):
+        return []
+    return [t for t in (_num(v) for v in times) if t is not None]
+
+
+def _history(record: dict[str, Any]) -> dict[str, list[float]]:
+    history = record.get("history")
+    if not isinstance(history, dict):
+        return {}
+    return {k: v for k, v in history.items() if isinstance(v, list)}
+
+
+def _last(values: list[Any] | None) -> float | None:
+    return _num(values[-1]) if values else None
+
+
+def to_row(rec: Record) -> dict[str, Any]:
+    """One run as a flat row: plain scalars, lists and dicts as canonical JSON strings."""
+    r = rec.data
+    env = r.get("environment") if isinstance(r.get("environment"), dict) else {}
+    config = r.get("config") if isinstance(r.get("config"), dict) else {}
+    times = _epoch_times(r)
+    history = _history(r)
+    settings = settings_of(r)
+    requested = {k: _threads(r, "threads_requested", k) for k in ("intra_op", "inter_op")}
+    actual = {k: _threads(r, "threads_actual", k) for k in ("intra_op", "inter_op")}
+    run_key = r.get("run_key") or config.get("run_key")
+    repeat = r.get("repeat", config.get("repeat"))
+    step = _get(r, "timing", "steady_step_s") or {}
+    fingerprint = env.get("fingerprint") or (
+        f"{env['cpu_model']} x{env.get('logical_cores')}" if env.get("cpu_model") else None
+    )
+    row: dict[str, Any] = {
+        "source": SOURCE,
+        "path": str(rec.path),
+        "machine": fingerprint or UNKNOWN_MACHINE,
+        "machine_inferred": False,
+        "hostname": env.get("hostname"),
+        "schema_version": r.get("schema_version"),
+        "status": r.get("status") or "unknown",
+        "error": r.get("error"),
+        "error_kind": r.get("error_kind"),
+        "run_key": run_key or derived_run_key(config),
+        "run_key_derived": not run_key,
+        "repeat": repeat if isinstance(repeat, int) else None,
+        "repeats": r.get("repeats") if isinstance(r.get("repeats"), int) else None,
+        "started": r.get("started"),
+        "finished": r.get("finished"),
+        "backend": r.get("backend"),
+        "model": r.get("model"),
+        "device": r.get("device") or "cpu",
+        "cpus": r.get("cpus") if isinstance(r.get("cpus"), int) else None,
+        "threads_intra_requested": requested["intra_op"],
+        "threads_inter_requested": requested["inter_op"],
+        "threads_intra_actual": actual["intra_op"],
+        "threads_inter_actual": actual["inter_op"],
+        "threads_verified": (requested == actual) if None not in actual.values() else None,
+        "params": r.get("params"),
+        "expected_params": r.get("expected_params"),
+        "dataset": _get(r, "data", "dataset"),
+        "data_source": _get(r, "data", "source"),
+        "epochs": r.get("epochs"),
+        # A failed run may not say how long it was meant to train: its config does.
+        "workload_epochs": r.get("epochs")
+        or config.get("epochs")
+        or _get(config, "model", "epochs"),
+        "batch_size": r.get("batch_size") or _get(config, "model", "batch_size"),
+        "steps_per_epoch": r.get("steps_per_epoch"),
+        "max_steps": config.get("max_steps"),
+        "seed": config.get("seed"),
+        "settings": canonical(settings),
+        "settings_label": settings_label(settings),
+        "settings_default": _is_default_preset(r),
+        "config_label": None,  # set by the table once every run is known (see labels.py)
+        "legacy_label": None,
+        "epochs_timed": len(times),
+        # The 2017 benchmark's figure: wall time of every epoch, validation included, summed.
+        # fsum: the correctly rounded sum, independent of the order pandas or numpy would use.
+        "train_time_s": math.fsum(times) if times else None,
+        "epoch_time_first_s": times[0] if times else None,
+        "epoch_time_median_s": statistics.median(times) if times else None,
+        "steady_step_s": _num(step.get("median")) if isinstance(step, dict) else None,
+        "steady_step_ci_low_s": _num(step.get("ci_low")) if isinstance(step, dict) else None,
+        "steady_step_ci_high_s": _num(step.get("ci_high")) if isinstance(step, dict) else None,
+        "steady_step_unstable": step.get("unstable") if isinstance(step, dict) else None,
+        "steady_samples_per_s": _num(_get(r, "timing", "steady_samples_per_s")),
+        "drift_ratio": _num(_get(r, "timing", "drift", "ratio_last_to_first_third")),
+        "drifting": _get(r, "timing", "drift", "drifting"),
+        "flops_per_step": _num(_get(r, "flops", "per_step")),
+        "achieved_gflops": _num(_get(r, "flops", "achieved_gflops")),
+        "peak_gflops": _num(_get(r, "flops", "peak_gflops")),
+        "fraction_of_peak": _num(_get(r, "flops", "fraction_of_peak")),
+        "parity_status": _get(r, "parity", "status"),
+        "final_loss": _last(history.get("loss")),
+        "final_accuracy": _last(history.get("accuracy")),
+        "final_val_loss": _last(history.get("val_loss")),
+        "final_val_accuracy": _last(history.get("val_accuracy")),
+        "framework_version": _get(r, "framework", "version"),
+        "keras_version": _get(r, "framework", "keras_version"),
+        "framework_build": canonical(_get(r, "framework", "build") or {}),
+        "cpu_model": env.get("cpu_model"),
+        "isa_flags": " ".join(env.get("isa_flags") or []),
+        "logical_cores": env.get("logical_cores"),
+        "physical_cores": env.get("physical_cores"),
+        "cgroup_cpu_quota": _num(env.get("cgroup_cpu_quota")),
+        "memory_gib": _num(env.get("memory_gib")),
+        "python": env.get("python"),
+        "platform": env.get("platform"),
+        "affinity": canonical(r.get("affinity")) if r.get("affinity") is not None else None,
+        "epoch_times_s": canonical(times),
+        "history": canonical(history),
+        "config_hash": short_hash(measured_config(config)),
+        "content_hash": short_hash(r),
+    }
+    startup = r.get("startup")
+    if isinstance(startup, dict):
+        for key, value in startup.items():
+            if _num(value) is not None:
+                row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
+    return row

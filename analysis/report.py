@@ -1,0 +1,620 @@
+"""report.html: one self-contained page (figures embedded as base64 PNG, inline CSS, no network),
+with every figure also saved as PNG and every table as CSV (full precision) beside it.
+
+    <out>/report.html
+    <out>/report_files/figures/*.png
+    <out>/report_files/tables/*.csv
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis import charts, effects
+from analysis.errors import AnalysisError
+from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
+from analysis.legacy import SOURCE as LEGACY_SOURCE
+from analysis.pipeline import Analysis
+
+FILES = "report_files"
+LIST_COLUMNS = ("samples", "step_samples")  # per-repeat samples: in runs.csv, not repeated here
+
+CSS = """
+body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 24px auto; max-width: 1240px;
+       color: #1a1a1a; line-height: 1.4; font-size: 14px; }
+h1 { font-size: 24px; margin-bottom: 4px; } h2 { margin-top: 36px; border-bottom: 2px solid #ddd; }
+h3 { margin-top: 22px; } .meta { color: #555; }
+table { border-collapse: collapse; margin: 8px 0 4px; font-size: 12px; }
+th, td { border: 1px solid #d9d9d9; padding: 3px 7px; text-align: right; vertical-align: top; }
+th { background: #f3f3f3; } td.t, th.t { text-align: left; }
+tr.single td { background: #fbfbf2; } tr.unstable td { background: #fff1cc; }
+tr.failed td { background: #fde0dd; } tr.base td { font-weight: bold; }
+img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
+.note { background: #f4f8fb; border-left: 4px solid #6baed6; padding: 6px 10px; margin: 8px 0; }
+.warn { background: #fff1cc; border-left: 4px solid #e6a700; padding: 6px 10px; margin: 8px 0; }
+.csv { font-size: 12px; } nav a { margin-right: 12px; } .scroll { overflow-x: auto; }
+"""
+
+
+# ---------------------------------------------------------------- the page
+
+
+@dataclass
+class Page:
+    out: Path
+    parts: list[str] = field(default_factory=list)
+    figures: list[Path] = field(default_factory=list)
+    tables: list[Path] = field(default_factory=list)
+
+    @property
+    def files(self) -> Path:
+        return self.out / FILES
+
+    def add(self, markup: str) -> None:
+        self.parts.append(markup)
+
+    def figure(self, fig: Any, name: str, alt: str) -> None:
+        data = charts.png(fig)
+        path = self.files / "figures" / f"{slug(name)}.png"
+        path.write_bytes(data)
+        self.figures.append(path)
+        encoded = base64.b64encode(data).decode("ascii")
+        self.add(f'<img src="data:image/png;base64,{encoded}" alt="{esc(alt)}">')
+
+    def csv(self, df: pd.DataFrame, name: str) -> None:
+        path = self.files / "tables" / f"{slug(name)}.csv"
+        df.drop(columns=[c for c in LIST_COLUMNS if c in df.columns]).to_csv(path, index=False)
+        self.tables.append(path)
+        rel = path.relative_to(self.out).as_posix()
+        self.add(
+            f'<p class="csv">Table as CSV (full precision): <a href="{esc(rel)}">{esc(rel)}</a></p>'
+        )
+
+
+REL_COLS = [
+    Col("config_label", "configuration"),
+    Col("n_ok", "ok runs", "g"),
+    Col("n_failed", "failed", "g"),
+    Col("time", "time (s)", "s"),
+    Col("time_ci_low", "interval low", "s"),
+    Col("time_ci_high", "interval high", "s"),
+    Col("time_ci_confidence", "coverage", "pct"),
+    Col("time_rel", "time vs baseline", "x"),
+    Col("time_rel_ci_low", "CI low", "x"),
+    Col("time_rel_ci_high", "CI high", "x"),
+    Col("price_per_hour", "price /h", "money"),
+    Col("cost", "cost", "money"),
+    Col("cost_rel", "cost vs baseline", "x"),
+    Col("flags", "flags"),
+]
+
+
+def section_relative(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="relative">Training time and cost relative to a baseline</h2>')
+    page.add(
+        f"<p>Each configuration's {esc(an.metric_name)} ({esc(an.metric_definition)}; the "
+        "median over its repeats) divided by the "
+        "baseline's on the same workload; cost = time × the price of the configuration (vCPUs = "
+        "cores; the GPU instance for a GPU run). Bars below the dashed line are faster or "
+        "cheaper than the baseline; a bold outline marks the baseline, and a ! after a value "
+        "an unstable result (see its flags). Intervals need two "
+        "repeats or more: for a time, the order-statistics interval of the median with the "
+        "coverage it reaches (95% from six repeats on; [min, max] below that); for a ratio, "
+        "a 95% percentile bootstrap (error bars).</p>"
+    )
+    if an.baseline_error:
+        page.add(f'<p class="warn">{esc(an.baseline_error)}</p>')
+    for source, base in an.baselines.items():
+        price = an.prices[source]
+        page.add(f"<h3>{esc(source)}: baseline <code>{esc(base.label)}</code></h3>")
+        page.add(
+            f'<p class="note">Baseline: {esc(base.label)} ({esc(base.reason)}). '
+            f"Prices: {esc(price.describe())}</p>"
+        )
+        if not price.verified:
+            page.add(
+                '<p class="warn">The prices of this table are not verified; costs are '
+                "indicative until a person checks them against the stated source.</p>"
+            )
+        rel = an.relative[an.relative["source"] == source]
+        for workload, rows in rel.groupby("workload", sort=False):
+            page.add(f"<h4>{esc(workload)}</h4>")
+            page.figure(
+                charts.relative_bars(rows, str(workload), base.label, an.metric_name),
+                f"relative_{source}_{workload}",
+                f"{workload}: time and cost relative to {base.label}",
+            )
+            page.add(table_html(rows, REL_COLS, stability_class))
+        page.csv(rel, f"relative_{source}")
+
+
+LEGACY_COLS = [
+    Col("workload", "workload"),
+    Col("legacy_test", "2017 test"),
+    Col("label", "label"),
+    Col("total_time", "total_time (s)", "g"),
+    Col("total_cost", "total_cost ($)", "g"),
+    Col("total_time_norm", "total_time_norm", "g"),
+    Col("total_cost_norm", "total_cost_norm", "g"),
+]
+
+
+def legacy_table(an: Analysis) -> pd.DataFrame:
+    """The 2017 notebook's result columns, with the same names, at full precision."""
+    rel = an.relative[an.relative["source"] == LEGACY_SOURCE]
+    if rel.empty:
+        return pd.DataFrame()
+    return pd.DataFrame(
+        {
+            "workload": rel["workload"],
+            "legacy_test": rel["legacy_test"],
+            "label": rel["config_label"],
+            "total_time": rel["time"],
+            "total_cost": rel["cost"],
+            "total_time_norm": rel["time_rel"],
+            "total_cost_norm": rel["cost_rel"],
+        }
+    ).reset_index(drop=True)
+
+
+def section_legacy(page: Page, an: Analysis) -> None:
+    table = legacy_table(an)
+    if table.empty:
+        return
+    page.add('<h2 id="legacy">The 2017 benchmark, reproduced from its logs</h2>')
+    page.add(
+        "<p>The 2017 method: total time = sum of <code>elapsed</code> over the epochs of each "
+        "platform; relative time = total / the GPU's total; cost = total time × the per-second "
+        "rate (GPU instance $0.745/h; 8 vCPUs $0.060/h × (1 + 0.0607) Skylake premium, linear "
+        "in vCPUs); relative cost = cost / the GPU's cost. Shown to 6 digits; the CSV has every "
+        "digit.</p>"
+    )
+    page.add(table_html(table, LEGACY_COLS))
+    page.csv(table, "legacy_2017")
+
+
+FW_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("device", "device"),
+    Col("cpus", "cores", "g"),
+    Col("torch_settings", "torch settings"),
+    Col("tensorflow_settings", "TensorFlow settings"),
+    Col("n_torch", "torch runs", "g"),
+    Col("n_tensorflow", "TF runs", "g"),
+    Col("torch_time", "torch time (s)", "s"),
+    Col("tensorflow_time", "TF time (s)", "s"),
+    Col("ratio", "torch / TF", "x"),
+    Col("ratio_ci_low", "95% CI low", "x"),
+    Col("ratio_ci_high", "95% CI high", "x"),
+    Col("steady_step_ratio", "steady step torch / TF", "x"),
+    Col("verdict", "verdict"),
+]
+
+
+def _verdict_class(row: pd.Series) -> str:
+    verdict = str(row.get("verdict", ""))
+    if "unstable" in verdict:
+        return "unstable"
+    return "single" if "single" in verdict or "indicative" in verdict else ""
+
+
+def section_framework(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
+    fe = an.framework
+    if fe.empty:
+        page.add(
+            "<p>Not measured: no workload has both frameworks on the same machine, device "
+            "and core count.</p>"
+        )
+        return
+    page.add(
+        f"<p>torch {esc(an.metric_name)} / TensorFlow {esc(an.metric_name)} on the same machine, "
+        "workload, device, cores and threads (below 1: torch is faster). Intervals: percentile "
+        "bootstrap of the ratio of medians over the repeats (twinbench.stats.ratio_ci); none "
+        "with a single run per side. The chart shows each framework's default settings; the "
+        "table lists every pair of settings variants.</p>"
+    )
+    page.figure(
+        charts.framework_ratios(fe[fe["headline"]]),
+        "framework_effect",
+        "torch / TensorFlow time per workload and core count",
+    )
+    page.add(table_html(fe, FW_COLS, _verdict_class))
+    page.csv(fe, "framework_effect")
+
+
+HW_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("backend", "framework"),
+    Col("settings_label", "settings"),
+    Col("cpus", "cores", "g"),
+    Col("time", "time (s)", "s"),
+    Col("speedup", "speed-up", "x"),
+    Col("speedup_ci_low", "CI low", "x"),
+    Col("speedup_ci_high", "CI high", "x"),
+    Col("efficiency", "efficiency", "pct"),
+]
+GAP_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("reference_cpus", "from cores", "g"),
+    Col("cpus", "to cores", "g"),
+    Col("torch_speedup", "torch speed-up", "x"),
+    Col("tensorflow_speedup", "TF speed-up", "x"),
+    Col("torch_efficiency", "torch efficiency", "pct"),
+    Col("tensorflow_efficiency", "TF efficiency", "pct"),
+    Col("speedup_ratio", "torch / TF speed-up", "x"),
+    Col("verdict", "verdict"),
+]
+
+
+def section_hardware(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="hardware">Hardware effect: scaling with cores</h2>')
+    hw = an.hardware
+    if hw.empty:
+        page.add(
+            "<p>Not measured: no framework ran one workload at two or more core counts "
+            "(with threads = cores) on one machine.</p>"
+        )
+        return
+    page.add(
+        "<p>Speed-up = time on the fewest cores measured / time on <i>n</i> cores; parallel "
+        "efficiency = speed-up / (<i>n</i> / fewest cores): 100% is perfect scaling. Runs "
+        "whose thread counts differ from their cores are left out (they measure threads).</p>"
+    )
+    for (source, workload), _ in hw.groupby(["source", "workload"], sort=False):
+        page.add(f"<h3>{esc(workload)} ({esc(source)})</h3>")
+        page.figure(
+            charts.scaling(hw[hw["source"] == source], str(workload)),
+            f"scaling_{source}_{workload}",
+            f"{workload}: speed-up and efficiency",
+        )
+    page.add(table_html(hw, HW_COLS))
+    page.csv(hw, "hardware_effect")
+    page.add("<h3>Where the two frameworks scale differently</h3>")
+    if an.scaling_gap.empty:
+        page.add("<p>Not measured: needs both frameworks at two or more core counts.</p>")
+    else:
+        page.add(
+            "<p>torch speed-up / TensorFlow speed-up over the same core range; above 1 "
+            "torch gains more from the added cores. Called different when the speed-ups "
+            f"differ by more than {effects.SCALING_GAP:.0%} or their intervals separate.</p>"
+        )
+        page.add(table_html(an.scaling_gap, GAP_COLS, _verdict_class))
+        page.csv(an.scaling_gap, "scaling_gap")
+
+
+SW_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("backend", "framework"),
+    Col("cpus", "cores", "g"),
+    Col("reference_settings", "default settings"),
+    Col("variant_settings", "variant settings"),
+    Col("reference_time", "default time (s)", "s"),
+    Col("variant_time", "variant time (s)", "s"),
+    Col("time_ratio", "variant / default", "x"),
+    Col("time_ratio_ci_low", "CI low", "x"),
+    Col("time_ratio_ci_high", "CI high", "x"),
+    Col("verdict", "verdict"),
+]
+
+
+def section_software(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="software">Software effect: settings (oneDNN, XLA, compile, ...)</h2>')
+    se = an.software
+    if se.empty:
+        page.add(
+            "<p>No settings were swept in these results: every framework ran with one "
+            "set of settings per machine, workload and core count.</p>"
+        )
+        return
+    page.add(
+        "<p>A settings variant's time / the default variant's (each framework's "
+        "out-of-the-box settings; in the 2017 logs, TensorFlow from pip), all else equal. "
+        "Below 1 the setting helps. Settings are those each run verified in effect "
+        "(<code>settings</code> in result.json), else those its config asked for.</p>"
+    )
+    for (source, workload), _ in se.groupby(["source", "workload"], sort=False):
+        page.add(f"<h3>{esc(workload)} ({esc(source)})</h3>")
+        page.figure(
+            charts.software(se[se["source"] == source], str(workload)),
+            f"software_{source}_{workload}",
+            f"{workload}: settings variants",
+        )
+    page.add(table_html(se, SW_COLS, _verdict_class))
+    page.csv(se, "software_effect")
+
+
+def section_peak(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="peak">Fraction of machine peak</h2>')
+    pk = an.peak[an.peak["source"] != LEGACY_SOURCE]
+    if pk.empty or not pk["measured"].any():
+        page.add(
+            "<p>Not measured: these records carry no <code>flops</code> (analytic FLOPs "
+            "per step and a matmul peak probe).</p>"
+        )
+        return
+    page.add(
+        "<p>Achieved GFLOP/s = analytic FLOPs per training step / steady-state step time; "
+        "peak = a large float32 matrix product in the same framework with the same "
+        'threads. Rows without <code>flops</code> say "not measured".</p>'
+    )
+    page.figure(charts.peak(pk), "peak", "fraction of machine peak per configuration")
+    shown = pk.assign(
+        fraction=pk["fraction_of_peak"].map(lambda v: "not measured" if missing(v) else f"{v:.1%}")
+    )
+    page.add(
+        table_html(
+            shown,
+            [
+                Col("workload", "workload"),
+                Col("config_label", "configuration"),
+                Col("achieved_gflops", "achieved GFLOP/s", "s"),
+                Col("peak_gflops", "peak GFLOP/s", "s"),
+                Col("fraction", "fraction of peak"),
+            ],
+        )
+    )
+    page.csv(pk, "peak")
+
+
+def section_startup(page: Page, an: Analysis) -> None:
+    cols = [c for c in an.configs.columns if c.startswith("median_startup_")]
+    ours = an.configs[an.configs["source"] != LEGACY_SOURCE]
+    if not cols or ours.empty:
+        return
+    page.add('<h2 id="startup">Start-up (kept apart from the timings above)</h2>')
+    page.add(
+        "<p>Median seconds per configuration: framework import, graph tracing or "
+        "compilation in the first step, and the rest of what happens before training runs "
+        "at speed.</p>"
+    )
+    shown = ours[["workload", "config_label", "n_ok", *cols]]
+    page.add(
+        table_html(
+            shown,
+            [
+                Col("workload", "workload"),
+                Col("config_label", "configuration"),
+                Col("n_ok", "ok runs", "g"),
+            ]
+            + [Col(c, c.removeprefix("median_startup_"), "s") for c in cols],
+        )
+    )
+    page.csv(shown, "startup")
+
+
+PARITY_COLS = [
+    Col("model", "model"),
+    Col("certificate_status", "certificate"),
+    Col("status_in_records", "status in records"),
+    Col("checked", "checked"),
+    Col("params", "parameters"),
+    Col("forward_max_abs_diff", "forward max |diff|", "g"),
+    Col("training_weight_diff", "training weight diff", "g"),
+    Col("training_weight_bound", "bound", "g"),
+    Col("equal_formula_weight_diff", "equal-formula diff", "g"),
+    Col("failures", "failures"),
+    Col("certificate", "file"),
+]
+
+
+def section_parity(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="parity">Equivalence certificate</h2>')
+    if an.parity.empty:
+        page.add(
+            "<p>No twinbench runs: nothing to certify (the 2017 logs are TensorFlow only).</p>"
+        )
+        return
+    page.add(
+        "<p>Whether each model's two halves were proven the same network "
+        "(<code>python -m twinbench.parity &lt;model&gt;</code>: equal parameter counts, "
+        "forward parity on transferred weights, training parity over a few optimizer steps), "
+        "and the loss and accuracy of one run per framework, side by side.</p>"
+    )
+    page.add(
+        table_html(
+            an.parity,
+            PARITY_COLS,
+            lambda r: "" if r.get("certificate_status") == "pass" else "unstable",
+        )
+    )
+    page.csv(an.parity, "parity")
+    curves = []
+    for model, per_backend in an.histories.items():
+        page.add(f"<h3>{esc(model)}: training curves</h3>")
+        page.figure(
+            charts.curves(model, per_backend),
+            f"curves_{model}",
+            f"{model}: loss and accuracy of both frameworks",
+        )
+        for backend, history in per_backend.items():
+            for metric, values in history.items():
+                curves += [
+                    {
+                        "model": model,
+                        "backend": backend,
+                        "metric": metric,
+                        "epoch": i + 1,
+                        "value": v,
+                    }
+                    for i, v in enumerate(values)
+                ]
+    if curves:
+        page.csv(pd.DataFrame(curves), "curves")
+
+
+def section_environment(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="environment">Environment</h2>')
+    machines = an.machines
+    cols = [Col(c, c.replace("_", " ")) for c in machines.columns]
+    page.add(table_html(machines, cols))
+    page.csv(machines, "machines")
+    if not an.threads.empty:
+        page.add("<h3>Threads: requested and read back</h3>")
+        page.add(
+            "<p>Each run pins its cores and sets its thread pools before the framework "
+            "loads, then reads them back. Thread pools do not see a cgroup CPU quota: a "
+            "quota below the cores would throttle the run silently, so it is shown.</p>"
+        )
+        page.add(
+            table_html(
+                an.threads,
+                [
+                    Col("machine", "machine"),
+                    Col("config_label", "configuration"),
+                    Col("cpus", "cores", "g"),
+                    Col("threads_intra_requested", "intra requested", "g"),
+                    Col("threads_intra_actual", "intra actual", "g"),
+                    Col("threads_inter_requested", "inter requested", "g"),
+                    Col("threads_inter_actual", "inter actual", "g"),
+                    Col("threads_verified", "verified", "bool"),
+                    Col("cgroup_cpu_quota", "cgroup quota", "g"),
+                    Col("quota_below_cores", "quota below cores", "bool"),
+                ],
+                lambda r: (
+                    "unstable" if r["threads_verified"] is False or r["quota_below_cores"] else ""
+                ),
+            )
+        )
+        page.csv(an.threads, "threads")
+
+
+RUN_COLS = [
+    Col("machine", "machine"),
+    Col("source", "source"),
+    Col("workload", "workload"),
+    Col("config_label", "configuration"),
+    Col("repeat", "repeat", "g"),
+    Col("status", "status"),
+    Col("train_time_s", "training time (s)", "s"),
+    Col("steady_step_s", "steady step (s)", "g"),
+    Col("final_val_accuracy", "final val acc", "g"),
+    Col("conflict", "conflict"),
+    Col("error", "error"),
+    Col("path", "file"),
+]
+
+
+def section_runs(page: Page, an: Analysis) -> None:
+    page.add('<h2 id="failed">Failed runs</h2>')
+    if an.failed.empty:
+        page.add("<p>None: every run finished.</p>")
+    else:
+        page.add(
+            f'<p class="warn">{len(an.failed)} of {len(an.runs)} runs failed. They are '
+            "kept in every table (as failed) and left out of the timings.</p>"
+        )
+        page.add(table_html(an.failed, RUN_COLS, lambda r: "failed"))
+        page.csv(an.failed, "failed_runs")
+    page.add('<h2 id="runs">All runs</h2>')
+    page.add(table_html(an.runs, RUN_COLS, lambda r: "failed" if r["status"] != "ok" else ""))
+    page.csv(an.runs, "runs")
+    page.csv(an.configs, "configurations")
+
+
+def _header(an: Analysis) -> str:
+    runs = an.runs
+    ok = int((runs["status"] == "ok").sum())
+    inputs = ", ".join(str(p) for p in an.options.inputs)
+    issues = "".join(f'<p class="warn">{esc(line)}</p>' for line in an.issues.lines())
+    nav = " ".join(
+        f'<a href="#{a}">{t}</a>'
+        for a, t in [
+            ("relative", "time & cost"),
+            ("legacy", "2017"),
+            ("framework", "framework"),
+            ("hardware", "hardware"),
+            ("software", "software"),
+            ("peak", "peak"),
+            ("parity", "equivalence"),
+            ("environment", "environment"),
+            ("failed", "failures"),
+            ("runs", "all runs"),
+        ]
+    )
+    return (
+        "<h1>twinbench report</h1>"
+        f'<p class="meta">{esc(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))} · '
+        f"{len(runs)} runs ({ok} ok, {len(runs) - ok} failed) · "
+        f"{runs['machine'].nunique()} machine(s) · {runs['workload'].nunique()} workload(s) · "
+        f"metric: {esc(an.metric_name)} ({esc(an.metric_definition)}) · from {esc(inputs)}</p>"
+        f"<nav>{nav}</nav>{issues}"
+        '<p class="note">Shading: pale yellow = a single run (no interval can be given); '
+        f"amber = unstable (95% interval wider than {an.options.unstable_width:.0%} of the "
+        "median, or drift); red = failed. Nothing is hidden: flagged rows stay in every "
+        "table.</p>"
+    )
+
+
+def write(an: Analysis, out: Path) -> Path:
+    """Write report.html and its files under `out`; returns the report's path."""
+    out = Path(out)
+    try:
+        for sub in ("figures", "tables"):
+            (out / FILES / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AnalysisError(
+            f"cannot write the report into {out}: {exc.strerror or exc}; choose a folder with --out"
+        ) from None
+    page = Page(out)
+    page.add(_header(an))
+    for section in (
+        section_relative,
+        section_legacy,
+        section_framework,
+        section_hardware,
+        section_software,
+        section_peak,
+        section_startup,
+        section_parity,
+        section_environment,
+        section_runs,
+    ):
+        section(page, an)
+    html_text = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        "<title>twinbench report</title>"
+        f"<style>{CSS}</style></head><body>{''.join(page.parts)}</body></html>"
+    )
+    report = out / "report.html"
+    report.write_text(html_text, encoding="utf-8")
+    (out / FILES / "manifest.json").write_text(
+        json.dumps(
+            {
+                "figures": [p.relative_to(out).as_posix() for p in page.figures],
+                "tables": [p.relative_to(out).as_posix() for p in page.tables],
+            },
+            indent=1,
+        )
+    )
+    return report
+
+
+def after_sweep(sweep_dir: Path) -> str:
+    """For the sweep-end callback: write the sweep's report; one line saying where, or why not.
+
+    Never raises for bad input: the sweep has finished, and its exit status belongs to its
+    runs, not to the report.
+    """
+    from analysis import pipeline
+    from analysis.table import runs_table
+
+    try:
+        options = pipeline.Options(inputs=[Path(sweep_dir)], strict_baseline=False)
+        path = write(pipeline.analyze(runs_table([Path(sweep_dir)]), options), Path(sweep_dir))
+    except AnalysisError as exc:
+        return f"report not written: {exc}"
+    except Exception as exc:  # a report bug must not cost the user the sweep's own summary
+        return f"report not written: {type(exc).__name__}: {exc}"
+    return f"report: {path}"

@@ -1,0 +1,107 @@
+"""The compact terminal summary: relative time and cost, the framework effect, failures."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from analysis.pipeline import Analysis
+
+
+def _fmt(value: Any, kind: str = "") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "-"
+    if kind == "x":
+        return f"{value:.2f}x"
+    if kind == "s":
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()
+    out = [line, "-" * len(line)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return out
+
+
+def relative_lines(an: Analysis) -> list[str]:
+    lines = []
+    for source, base in an.baselines.items():
+        rel = an.relative[an.relative["source"] == source]
+        if rel.empty:
+            continue
+        lines.append(
+            f"{source}: {an.metric_name} and cost relative to {base.label} ({base.reason}); "
+            f"prices: {an.prices[source].name}"
+        )
+        rows = [
+            [
+                str(r["workload"]),
+                str(r["config_label"]),
+                str(r["n_ok"]),
+                _fmt(r["time"], "s"),
+                _fmt(r["time_rel"], "x"),
+                _fmt(r["cost_rel"], "x"),
+                str(r["flags"]),
+            ]
+            for _, r in rel.iterrows()
+        ]
+        header = ["workload", "configuration", "runs", "time s", "time", "cost", "flags"]
+        lines += [*_grid(header, rows), ""]
+    return lines
+
+
+def framework_lines(an: Analysis) -> list[str]:
+    fe = an.framework
+    if fe.empty:
+        return []
+    fe = fe[fe["headline"]]
+    rows = []
+    for _, r in fe.iterrows():
+        ci = (
+            f"[{r['ratio_ci_low']:.2f}, {r['ratio_ci_high']:.2f}]"
+            if not math.isnan(r["ratio_ci_low"])
+            else "-"
+        )
+        where = "gpu" if r["device"] == "cuda" else f"cpu{r['cpus']}"
+        rows.append(
+            [
+                str(r["workload"]),
+                str(r["machine"]),
+                where,
+                _fmt(r["torch_time"], "s"),
+                _fmt(r["tensorflow_time"], "s"),
+                _fmt(r["ratio"], "x"),
+                ci,
+                str(r["verdict"]),
+            ]
+        )
+    header = ["workload", "machine", "cores", "torch s", "tensorflow s", "ratio", "95% CI", ""]
+    title = f"framework effect: torch / TensorFlow {an.metric_name} (below 1: torch faster)"
+    return [title, *_grid(header, rows), ""]
+
+
+def failure_lines(an: Analysis) -> list[str]:
+    failed = an.failed
+    if failed.empty:
+        return []
+    lines = [f"{len(failed)} of {len(an.runs)} runs failed:"]
+    for _, r in failed.iterrows():
+        lines.append(f"  {r['workload']} {r['config_label']}: {r['error']}  ({r['path']})")
+    return [*lines, ""]
+
+
+def render(an: Analysis, with_failures: bool = True) -> str:
+    """The summary; `with_failures=False` where the caller lists failures itself."""
+    lines = relative_lines(an) + framework_lines(an)
+    lines += failure_lines(an) if with_failures else []
+    if an.baseline_error:
+        lines.append(f"no relative table: {an.baseline_error}")
+    lines += [f"note: {line}" for line in an.issues.lines()]
+    if not lines:
+        return "no successful runs to compare"
+    return "\n".join(lines).rstrip()

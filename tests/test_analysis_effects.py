@@ -1,0 +1,257 @@
+"""Framework, hardware and software effects, baselines and costs on hand-made records.
+
+Every expected number is worked out by hand from the epoch times written here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis import pipeline
+from analysis.errors import AnalysisError
+from analysis.table import runs_table
+from twinbench import stats
+
+from . import test_analysis_fakes as fakes
+
+# Per-run training time = sum of epoch times:
+#   torch cpu1 3.0, cpu2 1.5  (speed-up 2.0, efficiency 1.0)
+#   tensorflow cpu1 6.0, cpu2 4.0  (speed-up 1.5, efficiency 0.75)
+TIMES = {
+    ("torch", 1): [[1.0, 2.0]],
+    ("torch", 2): [[0.75, 0.75]],
+    ("tensorflow", 1): [[2.0, 4.0]],
+    ("tensorflow", 2): [[2.0, 2.0]],
+}
+
+
+def analyze(*dirs, **options):
+    return pipeline.analyze(runs_table(list(dirs)), pipeline.Options(inputs=list(dirs), **options))
+
+
+def row(df, **where):
+    mask = True
+    for key, value in where.items():
+        mask = mask & (df[key] == value)
+    found = df[mask]
+    assert len(found) == 1, (where, found)
+    return found.iloc[0]
+
+
+def test_framework_ratio_per_core_count(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    fe = analyze(tmp_path).framework
+    assert row(fe, cpus=1)["ratio"] == 3.0 / 6.0
+    assert row(fe, cpus=2)["ratio"] == 1.5 / 4.0
+    assert row(fe, cpus=1)["torch_time"] == 3.0 and row(fe, cpus=1)["tensorflow_time"] == 6.0
+    # One run per side: a ratio, but no interval and a verdict that says so.
+    assert math.isnan(row(fe, cpus=1)["ratio_ci_low"])
+    assert row(fe, cpus=1)["verdict"] == "torch faster (single runs: no interval)"
+
+
+def test_speedup_and_efficiency_per_framework(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    an = analyze(tmp_path)
+    hw = an.hardware
+    assert row(hw, backend="torch", cpus=2)["speedup"] == 2.0
+    assert row(hw, backend="torch", cpus=2)["efficiency"] == 1.0
+    assert row(hw, backend="tensorflow", cpus=2)["speedup"] == 1.5
+    assert row(hw, backend="tensorflow", cpus=2)["efficiency"] == 0.75
+    assert row(hw, backend="tensorflow", cpus=1)["speedup"] == 1.0
+    gap = row(an.scaling_gap, cpus=2)
+    assert gap["speedup_ratio"] == pytest.approx(2.0 / 1.5)
+    assert gap["verdict"].startswith("torch scales better")
+
+
+def test_repeats_give_medians_and_the_stats_modules_intervals(tmp_path):
+    # Three repeats per side; training times torch 3.0, 3.25, 2.75 and tensorflow 6.0, 6.5, 5.5.
+    times = {
+        ("torch", 1): [[1.0, 2.0], [1.25, 2.0], [0.75, 2.0]],
+        ("tensorflow", 1): [[2.0, 4.0], [2.5, 4.0], [1.5, 4.0]],
+    }
+    fakes.sweep(tmp_path, times)
+    an = analyze(tmp_path)
+    fe = row(an.framework, cpus=1)
+    assert fe["ratio"] == 0.5  # median 3.0 / median 6.0
+    assert fe["n_torch"] == 3 and fe["n_tensorflow"] == 3
+    # The interval is twinbench.stats' bootstrap over the per-run totals (not per epoch).
+    _, lo, hi = stats.ratio_ci([3.0, 3.25, 2.75], [6.0, 6.5, 5.5])
+    assert (fe["ratio_ci_low"], fe["ratio_ci_high"]) == (lo, hi)
+    assert lo <= 0.5 <= hi
+    torch_cfg = row(an.configs, config_label="torch cpu1")
+    assert torch_cfg["time"] == 3.0
+    assert (torch_cfg["time_ci_low"], torch_cfg["time_ci_high"]) == (2.75, 3.25)
+    # n = 3 at 95%: the order-statistics interval is [min, max] = 0.5 / 3.0 wide: unstable.
+    assert torch_cfg["unstable"] and "unstable" in torch_cfg["flags"]
+
+
+def test_default_baseline_is_the_tensorflow_run_with_most_cores_and_costs_scale_with_cores(
+    tmp_path,
+):
+    fakes.sweep(tmp_path, TIMES)
+    an = analyze(tmp_path)
+    base = an.baselines["twinbench"]
+    assert base.label == "tensorflow cpu2" and "most cores" in base.reason
+    rel = an.relative
+    assert row(rel, config_label="torch cpu1")["time_rel"] == 3.0 / 4.0
+    # Price is linear in cores: (3.0 s x 1 core) / (4.0 s x 2 cores).
+    assert row(rel, config_label="torch cpu1")["cost_rel"] == pytest.approx(3.0 / 8.0)
+    assert row(rel, config_label="tensorflow cpu2")["time_rel"] == 1.0
+
+
+def test_a_gpu_run_becomes_the_default_baseline_and_is_priced_as_the_gpu_instance(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    fakes.write(tmp_path, "gpu", fakes.record("torch", 2, [0.25, 0.25], device="cuda"))
+    pricing = tmp_path / "prices.yaml"
+    pricing.write_text(
+        "name: test\ncurrency: USD\ndate: '2026-01-01'\nsource: made up for a test\n"
+        "cpu: {hourly: 3.6, vcpus: 1, premium: 0}\ngpu: {hourly: 36.0}\n"
+    )
+    an = analyze(tmp_path, pricing=str(pricing))
+    assert an.baselines["twinbench"].label == "torch gpu"
+    rel = an.relative
+    # 0.5 s on the GPU at 36/h = 0.005; tensorflow cpu2: 4.0 s x 2 cores x 3.6/h = 0.008.
+    assert row(rel, config_label="torch gpu")["cost"] == pytest.approx(0.005)
+    assert row(rel, config_label="tensorflow cpu2")["cost"] == pytest.approx(0.008)
+    assert row(rel, config_label="tensorflow cpu2")["time_rel"] == 8.0
+    assert row(rel, config_label="tensorflow cpu2")["cost_rel"] == pytest.approx(1.6)
+
+
+def test_baseline_option_by_label_or_by_filters(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    by_label = analyze(tmp_path, baseline="torch cpu1")
+    assert row(by_label.relative, config_label="tensorflow cpu1")["time_rel"] == 2.0
+    by_filter = analyze(tmp_path, baseline="backend=torch,cpus=2")
+    assert by_filter.baselines["twinbench"].label == "torch cpu2"
+    with pytest.raises(AnalysisError, match="ambiguous"):
+        analyze(tmp_path, baseline="backend=torch")
+    with pytest.raises(AnalysisError, match="no common baseline"):
+        analyze(tmp_path, baseline="torch cpu64")
+
+
+def test_no_common_baseline_is_an_error_naming_the_workloads(tmp_path):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0], model="mlp"))
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 2, [1.0], model="cnn"))
+    with pytest.raises(AnalysisError, match=r"no common baseline.*mlp: torch cpu1.*cnn"):
+        analyze(tmp_path)
+
+
+def test_software_effect_groups_by_settings_against_the_default_preset(tmp_path):
+    on, off = {"onednn": True, "xla": False}, {"onednn": False, "xla": False}
+    fakes.write(tmp_path, "on", fakes.record("tensorflow", 1, [1.0, 1.0], settings=on,
+                                             opt="default"))  # fmt: skip
+    fakes.write(tmp_path, "off", fakes.record("tensorflow", 1, [1.5, 1.5], settings=off,
+                                              opt="tuned"))  # fmt: skip
+    fakes.write(tmp_path, "torch", fakes.record("torch", 1, [0.5, 0.5]))
+    an = analyze(tmp_path)
+    se = row(an.software, backend="tensorflow")
+    assert se["reference_settings"] == "onednn=on, xla=off"
+    assert se["variant_settings"] == "onednn=off, xla=off"
+    assert se["time_ratio"] == 1.5
+    assert se["verdict"] == "reference faster (single runs: no interval)"
+    # The headline framework ratio uses TensorFlow's default preset: 1.0 / 2.0.
+    fe = an.framework
+    assert row(fe, headline=True)["ratio"] == 0.5
+    assert len(fe) == 2  # and the table lists the other pairing too
+    assert sorted(an.configs["config_label"]) == [
+        "tensorflow cpu1 [onednn=off, xla=off]",
+        "tensorflow cpu1 [onednn=on, xla=off]",
+        "torch cpu1",
+    ]
+
+
+def test_failed_runs_are_kept_and_shown_never_dropped(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    fakes.write(tmp_path, "dead", fakes.failed("torch", 4, "worker killed by signal 9"))
+    an = analyze(tmp_path)
+    assert len(an.runs) == 5
+    dead = row(an.failed, cpus=4)
+    assert dead["error"] == "worker killed by signal 9"
+    cfg = row(an.configs, config_label="torch cpu4")
+    assert cfg["n_ok"] == 0 and cfg["flags"] == "1 failed"
+    assert row(an.relative, config_label="torch cpu4")["n_failed"] == 1
+    from analysis import terminal
+
+    assert "worker killed by signal 9" in terminal.render(an)
+
+
+def test_peak_fraction_is_used_where_measured(tmp_path):
+    flops = {"per_step": 1e9, "achieved_gflops": 25.0, "peak_gflops": 100.0,
+             "fraction_of_peak": 0.25}  # fmt: skip
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0], flops=flops))
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0]))
+    pk = analyze(tmp_path).peak
+    assert row(pk, config_label="torch cpu1")["fraction_of_peak"] == 0.25
+    assert not row(pk, config_label="tensorflow cpu1")["measured"]
+
+
+def test_runs_with_other_thread_counts_stay_out_of_the_scaling_series(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    fakes.write(tmp_path, "t1", fakes.record("torch", 2, [3.0, 3.0], threads=(1, 1)))
+    an = analyze(tmp_path)
+    assert "torch cpu2 t1/1" in set(an.configs["config_label"])
+    assert "torch cpu2 t1/1" not in set(an.hardware["config_label"])
+    assert row(an.hardware, config_label="torch cpu2")["speedup"] == 2.0
+
+
+def test_steady_step_metric_compares_each_runs_median_step(tmp_path):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [9.0], steady_step=0.25))
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0], steady_step=0.125))
+    fe = analyze(tmp_path, metric="steady_step").framework
+    assert row(fe, cpus=1)["ratio"] == 2.0  # 0.25 / 0.125; the epoch times do not enter
+    by_time = analyze(tmp_path).framework
+    assert row(by_time, cpus=1)["ratio"] == 9.0
+    assert row(by_time, cpus=1)["steady_step_ratio"] == 2.0  # shown beside it either way
+    fakes.write(tmp_path, "c", fakes.record("torch", 2, [1.0]))  # an older record: no timing
+    with pytest.raises(AnalysisError, match="steady_step"):
+        analyze(tmp_path / "c", metric="steady_step")
+
+
+def test_other_batch_sizes_are_other_workloads_and_other_seeds_are_flagged(tmp_path):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
+    other_seed = fakes.record("torch", 1, [1.5], repeat=1)
+    other_seed["config"]["seed"] = 1
+    fakes.write(tmp_path, "b", other_seed)
+    big_batch = fakes.record("torch", 1, [0.5], run_key="big")
+    big_batch["batch_size"] = big_batch["config"]["model"]["batch_size"] = 512
+    fakes.write(tmp_path, "c", big_batch)
+    an = analyze(tmp_path)
+    assert sorted(an.configs["workload"]) == ["mlp (1 epochs, <=20 steps, batch 128)",
+                                              "mlp (1 epochs, <=20 steps, batch 512)"]  # fmt: skip
+    merged = row(an.configs, workload="mlp (1 epochs, <=20 steps, batch 128)")
+    assert merged["n_ok"] == 2 and merged["time"] == 1.25
+    assert "2 different configs merged" in merged["flags"]
+
+
+def test_analysis_never_imports_a_framework(tmp_path):
+    import subprocess
+    import sys
+
+    from twinbench import REPO_ROOT
+
+    fakes.sweep(tmp_path / "s", TIMES)
+    code = (
+        "import sys; from analysis.__main__ import main; "
+        f"rc = main([{str(tmp_path / 's')!r}, '--out', {str(tmp_path / 'r')!r}]); "
+        "bad = [m for m in ('torch', 'tensorflow', 'keras', 'jax') if m in sys.modules]; "
+        "print('imported:', bad); sys.exit(rc or bool(bad))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "imported: []" in proc.stdout
+
+
+def test_the_price_tables_hold_the_stated_rates():
+    from analysis import pricing
+
+    old = pricing.load("gce_2017_preemptible")
+    assert old.per_second("cuda", None) == 0.745 / 3600
+    assert old.per_second("cpu", 8) == 0.060 * 1.0607 / 3600
+    assert old.per_second("cpu", 64) == 8 * (0.060 * 1.0607 / 3600)
+    current = pricing.load("gce_2026_on_demand")
+    assert current.per_second("cpu", 8) * 3600 == pytest.approx(8 * (0.031611 + 4 * 0.004237))
+    assert not current.verified and "NOT VERIFIED" in current.describe()
+    assert current.per_second("cpu", None) is None

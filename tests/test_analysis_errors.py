@@ -1,0 +1,107 @@
+"""Bad input gives one clear line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from analysis.__main__ import main
+from twinbench import REPO_ROOT
+
+from . import test_analysis_fakes as fakes
+
+
+def one_line_error(capsys, argv: list[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("analysis: error: ")
+    assert "Traceback" not in captured.err + captured.out
+    return lines[0]
+
+
+def test_an_empty_directory(tmp_path, capsys):
+    line = one_line_error(capsys, [str(tmp_path), "--out", str(tmp_path / "r")])
+    assert f"{tmp_path}: no result.json found, and not a folder of 2017 logs" in line
+
+
+def test_a_foreign_directory(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "gpu" / "something.csv").write_text("a,b\n1,2\n")
+    line = one_line_error(capsys, [str(tmp_path)])
+    assert "no result.json found" in line
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_missing_path(tmp_path, capsys):
+    line = one_line_error(capsys, [str(tmp_path / "nowhere")])
+    assert "no such file or directory" in line
+
+
+def test_an_unknown_schema_version_names_the_file(tmp_path, capsys):
+    fakes.write(tmp_path, "ok", fakes.record("torch", 1, [1.0]))
+    newer = fakes.record("tensorflow", 1, [1.0])
+    newer["schema_version"] = 2
+    path = fakes.write(tmp_path, "newer", newer)
+    line = one_line_error(capsys, [str(tmp_path)])
+    assert f"{path}: unknown schema_version 2" in line
+    # collect refuses the same way
+    line = one_line_error(capsys, ["collect", str(tmp_path), "--out", str(tmp_path / "t")])
+    assert f"{path}: unknown schema_version 2" in line
+
+
+def test_a_record_without_schema_version_is_unknown_too(tmp_path, capsys):
+    rec = fakes.record("torch", 1, [1.0])
+    del rec["schema_version"]
+    path = fakes.write(tmp_path, "old", rec)
+    assert f"{path}: unknown schema_version None" in one_line_error(capsys, [str(tmp_path)])
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2, 3]", ""])
+def test_unparseable_or_non_record_json_names_the_file(tmp_path, capsys, text):
+    path = tmp_path / "run" / "result.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    line = one_line_error(capsys, [str(tmp_path)])
+    assert str(path) in line
+    assert "not valid JSON" in line or "not a result record" in line
+
+
+def test_results_with_no_common_baseline(tmp_path, capsys):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0], model="mlp"))
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 2, [1.0], model="cnn"))
+    line = one_line_error(capsys, [str(tmp_path), "--out", str(tmp_path / "r")])
+    assert "no common baseline" in line and "--baseline" in line
+
+
+def test_an_unknown_pricing_table(tmp_path, capsys):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
+    line = one_line_error(capsys, [str(tmp_path), "--pricing", "nosuch", "--out", str(tmp_path)])
+    assert "no pricing table nosuch (known: gce_2017_preemptible" in line
+
+
+def test_a_read_only_report_folder_suggests_out(tmp_path, capsys):
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    line = one_line_error(capsys, [str(tmp_path), "--out", str(blocker / "sub")])
+    assert "cannot write the report" in line and "--out" in line
+
+
+def test_the_real_entry_point_prints_one_line_for_bad_json(tmp_path):
+    """Through `python -m analysis`, as users run it."""
+    path = tmp_path / "r" / "result.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"schema_version": 1})[:-3])
+    proc = subprocess.run(
+        [sys.executable, "-m", "analysis", str(tmp_path)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"analysis: error: {path}: not valid JSON")
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
