@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import effects, summary
 from analysis.pipeline import Analysis
 
 
@@ -56,7 +57,24 @@ def relative_lines(an: Analysis) -> list[str]:
 
 
 def framework_lines(an: Analysis) -> list[str]:
-    fe = an.framework
+    lines = _framework_table(an.framework, an.metric_name)
+    if an.options.metric != "steady_step":
+        # Training time includes each run's tracing and warm-up; the steady-state step ratio
+        # beside it separates the framework's speed from its start-up.
+        lines += _framework_table(_steady_framework(an), summary.METRICS["steady_step"][1])
+    return lines
+
+
+def _steady_framework(an: Analysis) -> pd.DataFrame:
+    column = summary.METRICS["steady_step"][0]
+    ok = an.runs[an.runs["status"] == "ok"]
+    if ok.empty or column not in ok or ok[column].isna().all():
+        return pd.DataFrame()
+    configs = summary.configs(an.runs, "steady_step", an.options.unstable_width)
+    return effects.framework(configs, an.options.unstable_width)
+
+
+def _framework_table(fe: pd.DataFrame, metric_name: str) -> list[str]:
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
@@ -81,7 +99,7 @@ def framework_lines(an: Analysis) -> list[str]:
             ]
         )
     header = ["workload", "machine", "cores", "torch s", "tensorflow s", "ratio", "95% CI", ""]
-    title = f"framework effect: torch / TensorFlow {an.metric_name} (below 1: torch faster)"
+    title = f"framework effect: torch / TensorFlow {metric_name} (below 1: torch faster)"
     return [title, *_grid(header, rows), ""]
 
 

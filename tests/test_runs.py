@@ -37,7 +37,8 @@ def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
         assert len(r["affinity"]) == r["cpus"]
         assert r["thread_env"]["OMP_NUM_THREADS"] == str(r["cpus"])
     # The sweep ends with the side-by-side table.
-    assert "torch/tensorflow" in proc.stdout or "tensorflow/torch" in proc.stdout
+    assert "framework effect: torch / TensorFlow" in proc.stdout
+    assert (tmp_path / "report.html").exists()
 
 
 @pytest.mark.parametrize("backend", ["torch", "tensorflow"])
