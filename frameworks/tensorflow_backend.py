@@ -18,7 +18,7 @@ import tensorflow as tf
 
 import models
 from benchdata import Dataset
-from frameworks import tensorflow_augment
+from frameworks import settings, tensorflow_augment
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
 from frameworks.timing import RunClock
 
@@ -139,6 +139,33 @@ class _ClockCallback(keras.callbacks.Callback):
 
 class TensorFlowBackend:
     name = "tensorflow"
+    settings: dict[str, Any] = {}  # noqa: RUF012 -- replaced per run by apply_settings
+    _model = None
+
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """oneDNN was set in the environment before import; XLA and steps_per_execution take
+        effect in compile()."""
+        self.settings = dict(requested)
+
+    def settings_report(self) -> dict[str, Any]:
+        """Every setting as read back from TensorFlow and the compiled Keras model."""
+        from tensorflow.python.util import _pywrap_util_port
+
+        x, y = tf.constant([1e-30]), tf.constant([1e-9])
+        report = {
+            "onednn": bool(_pywrap_util_port.IsMklEnabled()),
+            "xla": bool(self._model.jit_compile) if self._model is not None else None,
+            "steps_per_execution": (
+                int(self._model.steps_per_execution) if self._model is not None else None
+            ),
+            "flush_denormal": float((x * y).numpy()[0]) == 0.0,
+        }
+        for key, value in self.settings.items():
+            if value is not None and key in report and report[key] != value:
+                raise settings.SettingError(
+                    f"backend.{key}={value} requested, {report[key]} in effect"
+                )
+        return report
 
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
         tf.config.threading.set_intra_op_parallelism_threads(intra_op)
@@ -208,6 +235,13 @@ class TensorFlowBackend:
             v.assign(weights[v.path.removeprefix(prefix)])
 
     def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
+        self._model = model
+        xla = self.settings.get("xla")
+        # Keras' own default is jit_compile="auto", which it resolves to off on CPU-only machines.
+        engine = {
+            "jit_compile": "auto" if xla is None else xla,
+            "steps_per_execution": self.settings.get("steps_per_execution") or 1,
+        }
         module = models.get(model_cfg["name"])
         loss = KERAS_LOSS[module.OUTPUT]
         heads = model_cfg.get("loss_weights")
@@ -217,10 +251,14 @@ class TensorFlowBackend:
                 loss={head: loss for head in heads},
                 loss_weights=dict(heads),
                 metrics={module.PRIMARY_OUTPUT: ["accuracy"]},
+                **engine,
             )
             return
         model.compile(
-            optimizer=make_optimizer(model_cfg["optimizer"]), loss=loss, metrics=["accuracy"]
+            optimizer=make_optimizer(model_cfg["optimizer"]),
+            loss=loss,
+            metrics=["accuracy"],
+            **engine,
         )
 
     def make_step(self, model: keras.Model, model_cfg: dict[str, Any]):
@@ -242,6 +280,9 @@ class TensorFlowBackend:
         progress=None,
     ) -> History:
         self.compile(model, model_cfg)
+        # With steps_per_execution N, Keras runs N steps per graph call and calls the batch
+        # hooks once per call: each clock tick then spans N steps.
+        clock.steps_per_tick = int(model.steps_per_execution)
         history = History()
         augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
         batches = self._batches(data, plan, augment)

@@ -20,6 +20,7 @@ class RunClock:
     epoch_end_ns: list[int] = field(default_factory=list)
     val_start_ns: list[int] = field(default_factory=list)
     step_end_ns: list[list[int]] = field(default_factory=list)  # per epoch
+    steps_per_tick: int = 1  # training steps between two step_end calls (Keras steps_per_execution)
 
     def epoch_begin(self) -> None:
         self.step_end_ns.append([])
@@ -49,7 +50,8 @@ class RunClock:
         return [(e - s) / 1e9 for s, e in zip(self.epoch_start_ns, ends, strict=False)]
 
     def step_times_ns(self) -> list[list[int]]:
-        """Duration of every step; the first step of an epoch counts from the epoch's start."""
+        """Duration of every tick (a step, or steps_per_tick steps); the first of an epoch counts
+        from the epoch's start."""
         out = []
         for start, ends in zip(self.epoch_start_ns, self.step_end_ns, strict=False):
             prev, durations = start, []

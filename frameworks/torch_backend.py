@@ -15,7 +15,7 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import torch_augment, weight_layout
+from frameworks import settings, torch_augment, weight_layout
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
 from frameworks.timing import RunClock
 
@@ -29,7 +29,7 @@ def _native_pools() -> list[dict[str, Any]]:
     ]
 
 
-def make_optimizer(params, spec: dict[str, Any]):
+def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
     Residual formula differences (documented in README "Equivalence"): torch RMSprop divides by
@@ -37,6 +37,11 @@ def make_optimizer(params, spec: dict[str, Any]):
     torch and to sqrt(v) before bias correction in Keras.
     """
     name = spec["name"]
+    # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
+    # one; "auto" takes it where available and says so in the settings report.
+    use_fused = bool(fused) and name in settings.FUSED_OPTIMIZERS
+    if fused is True and not use_fused:
+        raise settings.SettingError(f"backend.fused_optimizer=true: torch has no fused {name}")
     if name == "rmsprop":
         opt = torch.optim.RMSprop(
             params, lr=spec["lr"], alpha=spec["rho"], eps=spec["eps"], momentum=0.0, centered=False
@@ -50,6 +55,7 @@ def make_optimizer(params, spec: dict[str, Any]):
             betas=(spec["beta_1"], spec["beta_2"]),
             eps=spec["eps"],
             amsgrad=False,
+            fused=use_fused or None,
         )
     else:
         raise ValueError(f"optimizer '{name}' is not mapped for torch")
@@ -126,6 +132,7 @@ class Objective:
 
 class TorchBackend:
     name = "torch"
+    settings: dict[str, Any] = {}  # noqa: RUF012 -- replaced per run by apply_settings
 
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
         torch.set_num_threads(intra_op)
@@ -143,6 +150,40 @@ class TorchBackend:
         omp = [p["num_threads"] for p in report.native_pools if p["user_api"] == "openmp"]
         if any(n != intra_op for n in omp):
             raise ThreadMismatchError(f"OpenMP pools run {omp} threads; requested {intra_op}")
+        return report
+
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """Process-wide switches now; compile and fused optimizers when training starts."""
+        self.settings = dict(requested)
+        self._optimizer, self._compiled = None, None
+        torch.backends.mkldnn.enabled = bool(requested.get("mkldnn", True))
+        # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
+        if not torch.set_flush_denormal(bool(requested.get("flush_denormal", False))):
+            raise settings.SettingError("backend.flush_denormal=true: this CPU cannot flush")
+
+    def settings_report(self) -> dict[str, Any]:
+        """Every setting as read back from torch after training; a mismatch fails the run."""
+        from torch._dynamo.utils import counters
+
+        tiny = (torch.tensor([1e-30]) * torch.tensor([1e-9])).item()  # a denormal, or 0
+        graphs = counters["stats"]["unique_graphs"]
+        fused = bool(self._optimizer and self._optimizer.defaults.get("fused"))
+        report = {
+            "mkldnn": torch.backends.mkldnn.enabled,
+            "flush_denormal": tiny == 0.0,
+            "compile": self._compiled is not None and graphs > 0,
+            "compiled_graphs": graphs,
+            "compile_mode": self.settings.get("compile_mode", "default"),
+            "fused_optimizer": fused,
+        }
+        for key in ("mkldnn", "flush_denormal", "compile"):
+            want = bool(self.settings.get(key, key == "mkldnn"))
+            if report[key] != want:
+                raise settings.SettingError(
+                    f"backend.{key}={want} requested, {report[key]} in effect"
+                )
+        if self.settings.get("fused_optimizer") is True and not fused:
+            raise settings.SettingError("backend.fused_optimizer=true requested, not in effect")
         return report
 
     def describe(self) -> dict[str, Any]:
@@ -191,14 +232,24 @@ class TorchBackend:
     def make_step(self, model: nn.Module, model_cfg: dict[str, Any]):
         """One training step, the same code the benchmark loop and the parity tests run."""
         objective = Objective.for_model(model_cfg)
-        optimizer, schedule = make_optimizer(model.parameters(), model_cfg["optimizer"])
+        optimizer, schedule = make_optimizer(
+            model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
+        )
+        self._optimizer = optimizer
+        forward = model
+        if self.settings.get("compile"):
+            # Compiles lazily on the first call: that cost lands in the first step, which the
+            # measurement reports as start-up, never as steady state.
+            forward = self._compiled = torch.compile(
+                model, mode=self.settings.get("compile_mode", "default")
+            )
         # Training mode (BatchNorm batch statistics, dropout): Keras' train_on_batch and fit
         # train with training=True whatever ran before, e.g. an inference-mode predict.
         model.train()
 
         def step(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             optimizer.zero_grad(set_to_none=True)
-            logits = model(x)
+            logits = forward(x)
             loss = objective(logits, y)
             loss.backward()
             optimizer.step()

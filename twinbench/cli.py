@@ -12,7 +12,7 @@ from typing import NoReturn
 from twinbench import cpu
 from twinbench.config import DEVICES, ConfigError, group_choices
 
-GROUPS = ("backend", "model", "data")
+GROUPS = ("backend", "model", "data", "opt")
 POSITIVE_INTS = ("cpus", "threads", "interop_threads", "epochs", "max_steps", "repeats")
 
 

@@ -96,6 +96,12 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         )
 
     model_cfg = config["model"]
+    from frameworks import settings
+
+    try:
+        settings.validate(config["backend"], model_cfg["optimizer"]["name"])
+    except settings.SettingError as exc:
+        raise ConfigError(str(exc)) from None
     epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]
     max_steps = config.get("max_steps")
     time_limit = config.get("time_limit_s")

@@ -33,8 +33,11 @@ class NonFiniteLoss(FloatingPointError):
 
 def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
     """Step 1: affinity and thread variables, before any framework import."""
+    from frameworks import settings
+
     affinity = cpu.pin(spec.cores)
     env = cpu.thread_environment(spec.threads, spec.interop_threads)
+    env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
     os.environ.update(env)
     return {"affinity": affinity, "thread_env": env}
 
@@ -76,8 +79,11 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
     from twinbench import stats
 
     width = spec.measure.get("unstable_rel_width", stats.UNSTABLE_REL_WIDTH)
-    steps = clock.step_times_ns()
-    steady = steady_steps_s(steps, int(spec.measure.get("warmup_steps", 10)))
+    # A tick is one step, or steps_per_execution steps under Keras: report per step.
+    per_tick = clock.steps_per_tick
+    steps = [[ns // per_tick for ns in epoch] for epoch in clock.step_times_ns()]
+    warmup_ticks = -(-int(spec.measure.get("warmup_steps", 10)) // per_tick)
+    steady = steady_steps_s(steps, warmup_ticks)
     if not steady:  # very short runs: fall back to every step but the first
         steady = [ns / 1e9 for epoch in steps for ns in epoch][1:] or [steps[0][0] / 1e9]
     step_summary = stats.summarize(steady, unstable_rel_width=width)
@@ -85,7 +91,8 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
         "epoch_s": stats.summarize(clock.epoch_times_s(), unstable_rel_width=width).as_dict(),
         "steady_step_s": step_summary.as_dict(),
         "steady_samples_per_s": batch_size / step_summary.median,
-        "steady_steps": len(steady),
+        "steady_steps": len(steady) * per_tick,
+        "steps_per_tick": per_tick,
         "warmup_steps": int(spec.measure.get("warmup_steps", 10)),
         "drift": stats.drift(steady),
     }
@@ -111,6 +118,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     backend = get_backend(spec.backend)  # the framework import happens here
     t_import = time.perf_counter_ns()
     threads = backend.configure_threads(spec.threads, spec.interop_threads)
+    from frameworks.settings import settings_of
+
+    backend.apply_settings(settings_of(spec.backend_cfg))
     backend.check_device(spec.device)
     backend.seed(spec.seed)
     peak = None
@@ -139,6 +149,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     clock = RunClock()
     history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
 
+    settings_in_effect = backend.settings_report()
     step_ns = clock.step_times_ns()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
     timing = timing_record(clock, spec, bs)
@@ -189,6 +200,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "affinity": budget["affinity"],
         "thread_env": budget["thread_env"],
         "device": spec.device,
+        "settings": settings_in_effect,
         "framework": backend.describe(),
         "data": {
             "dataset": data.name,

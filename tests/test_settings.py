@@ -1,0 +1,124 @@
+"""Software settings: refused when impossible, applied before they must be, verified in effect."""
+
+from __future__ import annotations
+
+import pytest
+
+from frameworks import settings
+from twinbench.config import ConfigError, build_spec
+
+from .conftest import read_result, run_cli
+
+SHORT = ("cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["backend=tensorflow", "backend.flush_denormal=false"], "cannot be honoured"),
+        (["backend=torch", "+backend.jit=true"], "backend torch has no setting 'jit'"),
+        (["backend=torch", "backend.compile=1"], "backend.compile must be one of"),
+        (["backend=torch", "backend.fused_optimizer=true"], "torch has no fused rmsprop"),
+        (["backend=tensorflow", "backend.steps_per_execution=0"], "whole number >= 1"),
+    ],
+)
+def test_settings_a_framework_cannot_honour_are_refused(compose, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        build_spec(compose(*overrides))
+
+
+def test_refusal_is_one_line_before_anything_runs(tmp_path):
+    proc = run_cli(
+        "backend=tensorflow", "backend.flush_denormal=false", f"hydra.run.dir={tmp_path}"
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "twinbench: error: backend.flush_denormal=False cannot be honoured: TensorFlow flushes "
+        "denormals in every op; it cannot be turned off"
+    ]
+    assert not (tmp_path / "worker.log").exists()
+
+
+def test_default_preset_is_each_frameworks_out_of_the_box_behaviour(compose):
+    torch_cfg = compose("backend=torch")["backend"]
+    tf_cfg = compose("backend=tensorflow")["backend"]
+    assert settings.settings_of(torch_cfg) == {
+        "compile": False,
+        "compile_mode": "default",
+        "mkldnn": True,
+        "flush_denormal": False,
+        "fused_optimizer": False,
+    }
+    assert settings.settings_of(tf_cfg) == {
+        "onednn": None,
+        "xla": None,
+        "steps_per_execution": 1,
+        "flush_denormal": True,
+    }
+    assert settings.environment(tf_cfg) == {}  # nothing set: TensorFlow decides
+
+
+def test_tuned_preset_and_single_overrides_compose(compose):
+    tuned = compose("opt=tuned", "backend=torch")["backend"]
+    assert tuned["fused_optimizer"] == "auto" and tuned["compile"] is False
+    one = compose("backend=tensorflow", "backend.onednn=false")["backend"]
+    assert settings.environment(one) == {"TF_ENABLE_ONEDNN_OPTS": "0"}
+    for option in ("default", "tuned"):
+        for backend in ("torch", "tensorflow"):
+            build_spec(compose(f"opt={option}", f"backend={backend}", "model=fasttext"))
+
+
+def test_torch_settings_are_applied_and_read_back(tmp_path):
+    proc = run_cli(
+        "backend=torch",
+        *SHORT,
+        "backend.compile=true",
+        "backend.mkldnn=false",
+        "backend.flush_denormal=true",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = read_result(tmp_path)
+    s = r["settings"]
+    assert s["compile"] is True and s["compiled_graphs"] >= 1  # Dynamo really compiled
+    assert s["mkldnn"] is False and s["flush_denormal"] is True
+    # Compilation happens in the first step: reported as start-up, not steady state.
+    assert r["startup"]["first_step_s"] > 10 * r["timing"]["steady_step_s"]["median"]
+
+
+def test_tensorflow_settings_are_applied_and_read_back(tmp_path):
+    proc = run_cli(
+        "backend=tensorflow",
+        *SHORT[:2],
+        "max_steps=12",
+        "measure.peak_probe=false",
+        "measure.warmup_steps=3",
+        "backend.onednn=false",
+        "backend.xla=true",
+        "backend.steps_per_execution=3",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = read_result(tmp_path)
+    assert r["thread_env"]["TF_ENABLE_ONEDNN_OPTS"] == "0"  # set before TensorFlow loaded
+    assert r["settings"] == {
+        "onednn": False,  # TensorFlow's own report (IsMklEnabled)
+        "xla": True,  # the compiled Keras model's jit_compile
+        "steps_per_execution": 3,
+        "flush_denormal": True,
+    }
+    # Keras calls the batch hook once per 3 steps; timings are still per step.
+    assert r["timing"]["steps_per_tick"] == 3
+    assert r["timing"]["steady_steps"] % 3 == 0
+
+
+def test_default_settings_are_recorded_as_in_effect(tmp_path):
+    proc = run_cli("-m", "backend=torch,tensorflow", *SHORT, f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    by_backend = {
+        r["backend"]: r["settings"]
+        for r in (read_result(p.parent) for p in tmp_path.rglob("result.json"))
+    }
+    assert by_backend["torch"]["compile"] is False and by_backend["torch"]["mkldnn"] is True
+    assert by_backend["tensorflow"]["xla"] is False  # Keras' "auto" is off on CPU
+    assert by_backend["tensorflow"]["onednn"] is True  # TensorFlow's default on x86
