@@ -76,8 +76,9 @@ def default_variant(cell: pd.DataFrame) -> pd.Series:
     """
     ranked = cell.assign(
         d=(cell["settings_default"] != True).astype(int),  # noqa: E712
+        k=pd.to_numeric(cell["settings_changes"], errors="coerce").fillna(0),
         n=-cell["n_ok"],
-    ).sort_values(["d", "n", "config_label"], kind="stable")
+    ).sort_values(["d", "k", "n", "config_label"], kind="stable")
     return ranked.iloc[0]
 
 

@@ -119,14 +119,31 @@ def derived_run_key(config: Any) -> str:
 
 
 def settings_of(record: dict[str, Any]) -> dict[str, Any]:
-    """Backend software settings: verified ones from `settings`, else those the config asked for."""
-    settings = record.get("settings")
-    if isinstance(settings, dict):
-        return settings
+    """Backend software settings as the config asked for them (the worker verified them in
+    effect, or the run failed); else the read-back `settings` of records without a config."""
     backend = _get(record, "config", "backend")
     if isinstance(backend, dict):
         return {k: v for k, v in backend.items() if k != "name"}
-    return {}
+    settings = record.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def _preset(record: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The settings preset a run started from (conf/opt/<name>.yaml) and its values for the
+    run's backend."""
+    opt = _get(record, "config", "opt")
+    if not isinstance(opt, dict):
+        return (opt if isinstance(opt, str) else None), {}
+    values = opt.get(record.get("backend") or "", {})
+    return opt.get("name"), values if isinstance(values, dict) else {}
+
+
+def settings_difference(record: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """Only what differs from the run's preset: what a reader needs to tell variants apart."""
+    _, preset = _preset(record)
+    if not preset:
+        return settings
+    return {k: v for k, v in settings.items() if k not in preset or preset[k] != v}
 
 
 def settings_label(settings: dict[str, Any]) -> str:
@@ -141,10 +158,22 @@ def settings_label(settings: dict[str, Any]) -> str:
 
 
 def _is_default_preset(record: dict[str, Any]) -> bool | None:
-    """True/False where the config names its settings preset (`opt=default` is the headline)."""
-    opt = _get(record, "config", "opt")
-    name = opt.get("name") if isinstance(opt, dict) else opt
-    return None if name is None else name == "default"
+    """True where the run used `opt=default` with no setting overridden (the headline), False
+    where it named another preset or overrode one, None where the record cannot say."""
+    name, preset = _preset(record)
+    if name is None:
+        return None
+    if not preset:  # a record naming its preset without its values
+        return name == "default"
+    return name == "default" and not settings_difference(record, settings_of(record))
+
+
+def _settings_label(record: dict[str, Any], settings: dict[str, Any]) -> str:
+    name, _ = _preset(record)
+    diff = settings_label(settings_difference(record, settings))
+    if name in (None, "default"):
+        return diff
+    return name if diff == "default" else f"{name}, {diff}"
 
 
 def _threads(record: dict[str, Any], which: str, kind: str) -> int | None:
@@ -225,7 +254,10 @@ def to_row(rec: Record) -> dict[str, Any]:
         "max_steps": config.get("max_steps"),
         "seed": config.get("seed"),
         "settings": canonical(settings),
-        "settings_label": settings_label(settings),
+        "settings_label": _settings_label(r, settings),
+        # How many settings differ from the preset: with no default run in a cell, the variant
+        # closest to it stands for out-of-the-box behaviour.
+        "settings_changes": len(settings_difference(r, settings)),
         "settings_default": _is_default_preset(r),
         "config_label": None,  # set by the table once every run is known (see labels.py)
         "legacy_label": None,

@@ -96,8 +96,9 @@ def choose(summary: pd.DataFrame, source: str, spec: str | None = None) -> Basel
     c = c.assign(
         r=c["backend"].map(rank).fillna(2),
         d=(c["settings_default"] != True).astype(int),  # noqa: E712
+        k=pd.to_numeric(c["settings_changes"], errors="coerce").fillna(0),
         n=-pd.to_numeric(c["cpus"], errors="coerce").fillna(0),
-    ).sort_values(["r", "n", "d"], kind="stable")
+    ).sort_values(["r", "n", "d", "k"], kind="stable")
     best = c.iloc[0]
     return Baseline(
         source,

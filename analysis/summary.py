@@ -30,6 +30,7 @@ FIRST = [
     "threads_inter_actual",
     "settings_label",
     "settings_default",
+    "settings_changes",
     "legacy_label",
     "legacy_test",
 ]

@@ -33,6 +33,7 @@ INT_COLUMNS = (
     "epochs_timed",
     "logical_cores",
     "physical_cores",
+    "settings_changes",
 )
 BOOL_COLUMNS = (
     "run_key_derived",

@@ -6,6 +6,7 @@ Every expected number is worked out by hand from the epoch times written here.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -148,7 +149,7 @@ def test_software_effect_groups_by_settings_against_the_default_preset(tmp_path)
     an = analyze(tmp_path)
     se = row(an.software, backend="tensorflow")
     assert se["reference_settings"] == "onednn=on, xla=off"
-    assert se["variant_settings"] == "onednn=off, xla=off"
+    assert se["variant_settings"] == "tuned, onednn=off, xla=off"  # labels name the preset
     assert se["time_ratio"] == 1.5
     assert se["verdict"] == "reference faster (single runs: no interval)"
     # The headline framework ratio uses TensorFlow's default preset: 1.0 / 2.0.
@@ -156,8 +157,8 @@ def test_software_effect_groups_by_settings_against_the_default_preset(tmp_path)
     assert row(fe, headline=True)["ratio"] == 0.5
     assert len(fe) == 2  # and the table lists the other pairing too
     assert sorted(an.configs["config_label"]) == [
-        "tensorflow cpu1 [onednn=off, xla=off]",
         "tensorflow cpu1 [onednn=on, xla=off]",
+        "tensorflow cpu1 [tuned, onednn=off, xla=off]",
         "torch cpu1",
     ]
 
@@ -255,3 +256,19 @@ def test_the_price_tables_hold_the_stated_rates():
     assert current.per_second("cpu", 8) * 3600 == pytest.approx(8 * (0.031611 + 4 * 0.004237))
     assert not current.verified and "NOT VERIFIED" in current.describe()
     assert current.per_second("cpu", None) is None
+
+
+def test_settings_labels_name_only_what_differs_from_the_preset():
+    from analysis import records
+
+    preset = {"name": "default", "tensorflow": {"onednn": None, "xla": None}}
+    default = {"backend": "tensorflow", "config": {"opt": preset,
+               "backend": {"name": "tensorflow", "onednn": None, "xla": None}}}  # fmt: skip
+    no_xla = {"backend": "tensorflow", "config": {"opt": preset,
+              "backend": {"name": "tensorflow", "onednn": None, "xla": True}}}  # fmt: skip
+    row_default = records.to_row(records.Record(Path("a"), default))
+    row_xla = records.to_row(records.Record(Path("b"), no_xla))
+    assert (row_default["settings_label"], row_default["settings_changes"]) == ("default", 0)
+    assert row_default["settings_default"] is True
+    assert (row_xla["settings_label"], row_xla["settings_changes"]) == ("xla=on", 1)
+    assert row_xla["settings_default"] is False  # an override is not the headline
