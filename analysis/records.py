@@ -17,21 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import AnalysisError
-from twinbench.results import RESULT_FILE, SCHEMA_VERSION
+
+# Config keys that say how a sweep ran, not what was measured: the writer's own list.
+from twinbench.results import NOT_MEASURED, RESULT_FILE, SCHEMA_VERSION
 
 SOURCE = "twinbench"
 UNKNOWN_MACHINE = "unknown machine"
-# Config keys that say how a sweep ran, not what was measured (kept in step with
-# twinbench.results.NOT_MEASURED where that exists): left out of the configuration identity.
-NOT_MEASURED = (
-    "repeats",
-    "repeat",
-    "run_key",
-    "force",
-    "time_limit_s",
-    "allow_parallel",
-    "measure",
-)
 
 
 @dataclass(frozen=True)

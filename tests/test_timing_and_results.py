@@ -63,3 +63,9 @@ def test_failed_record_keeps_every_stable_key():
     record = results.failed_record({"backend": {"name": "torch"}, "model": {"name": "mlp"}}, "boom")
     assert set(results.STABLE_KEYS) <= set(record)
     assert record["status"] == "failed" and record["error"] == "boom"
+
+
+def test_a_failed_record_names_its_machine_so_reports_can_place_it():
+    record = results.failed_record({"backend": {"name": "torch"}}, "worker killed by signal 9")
+    assert record["environment"]["fingerprint"]
+    assert record["environment"]["logical_cores"] >= 1

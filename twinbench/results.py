@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from twinbench import environment
+
 SCHEMA_VERSION = 1
 RESULT_FILE = "result.json"
 STABLE_KEYS = (
@@ -104,6 +106,8 @@ def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str,
         "threads_actual": None,
         "device": config.get("device"),
         "epoch_times_s": [],
+        # The machine, so a failure is reported beside the runs of the same hardware.
+        "environment": environment.describe(),
         "config": config,
     }
     record.update(extra)
