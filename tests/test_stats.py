@@ -82,3 +82,12 @@ def test_timing_record_from_a_fake_clock(compose):
     assert t["steady_samples_per_s"] == pytest.approx(12_800)
     assert t["epoch_s"]["median"] == pytest.approx(0.130)
     assert clock.train_times_s() == pytest.approx([0.100])
+
+
+def test_a_long_runs_interval_matches_the_normal_approximation():
+    # A 20-epoch MLP run records about 9,400 steps; tl_mlp about 60,000.
+    n = 60_000
+    lo, hi, achieved = stats.median_ci_ranks(n)
+    expected_lo = n / 2 - 1.96 * n**0.5 / 2 - 1
+    assert abs(lo - expected_lo) <= 2 and hi == n - 1 - lo
+    assert 0.95 <= achieved < 0.951
