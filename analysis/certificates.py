@@ -37,6 +37,21 @@ def _certificate(model: str, dirs: list[Path]) -> tuple[Path | None, dict[str, A
     return None, None
 
 
+def _changed_since(model: str, cert: dict[str, Any]) -> list[str]:
+    """What differs between the certificate's fingerprint and this checkout's code, config and
+    installed framework versions (read without importing a framework); a certificate without
+    a fingerprint certifies nothing that can be checked, so it is stale too."""
+    from twinbench import parity
+
+    if not isinstance(cert.get("fingerprint"), dict):
+        return ["no fingerprint (certificate older than fingerprints)"]
+    try:
+        current = parity.fingerprint(model)
+    except (OSError, ValueError):  # a model this checkout does not have
+        return [f"model {model} not in this checkout"]
+    return parity.differences(cert["fingerprint"], current)
+
+
 def parity(runs: pd.DataFrame, dirs: list[Path]) -> pd.DataFrame:
     """One row per twinbench model: the records' parity status and the certificate's findings."""
     ours = runs[runs["source"] == SOURCE]
@@ -53,17 +68,21 @@ def parity(runs: pd.DataFrame, dirs: list[Path]) -> pd.DataFrame:
             row["certificate_status"] = "unreadable"
         elif cert is not None:
             configured = (cert.get("training") or {}).get("configured") or {}
-            equal = (cert.get("training") or {}).get("equal_formula") or {}
             params = cert.get("params") or {}
+            changed = _changed_since(str(model), cert)
             row.update(
-                certificate_status="pass" if cert.get("passed") else "fail",
+                certificate_status=(
+                    "stale" if changed else "pass" if cert.get("passed") else "fail"
+                ),
+                changed_since="; ".join(changed),
                 checked=cert.get("checked"),
                 params=", ".join(f"{k} {v:,}" for k, v in sorted(params.items())),
                 expected_params=cert.get("expected_params"),
                 forward_max_abs_diff=cert.get("forward_max_abs_diff"),
                 training_weight_diff=configured.get("weight_max_abs_diff"),
                 training_weight_bound=configured.get("weight_bound"),
-                equal_formula_weight_diff=equal.get("weight_max_abs_diff"),
+                training_loss_rel_diff=configured.get("loss_max_rel_diff"),
+                lr_schedule_rel_diff=configured.get("lr_max_rel_diff"),
                 failures="; ".join(cert.get("failures") or []),
                 command=cert.get("command"),
             )

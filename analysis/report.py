@@ -403,7 +403,9 @@ PARITY_COLS = [
     Col("forward_max_abs_diff", "forward max |diff|", "g"),
     Col("training_weight_diff", "training weight diff", "g"),
     Col("training_weight_bound", "bound", "g"),
-    Col("equal_formula_weight_diff", "equal-formula diff", "g"),
+    Col("training_loss_rel_diff", "training loss rel. diff", "g"),
+    Col("lr_schedule_rel_diff", "lr schedule rel. diff", "g"),
+    Col("changed_since", "changed since certified"),
     Col("failures", "failures"),
     Col("certificate", "file"),
 ]

@@ -20,6 +20,7 @@ import models
 from benchdata import Dataset
 from frameworks import settings, tensorflow_augment
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
+from frameworks.keras_optimizers import make_optimizer
 from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
@@ -37,76 +38,6 @@ def _metric_prefix(model_cfg: dict[str, Any]) -> str:
     if not model_cfg.get("loss_weights"):
         return ""
     return models.get(model_cfg["name"]).PRIMARY_OUTPUT + "_"
-
-
-def _sum_duplicate_rows(grad):
-    """A sparse gradient with each row once, its duplicates summed; anything else unchanged."""
-    if not isinstance(grad, tf.IndexedSlices):
-        return grad
-    rows, position = tf.unique(grad.indices)
-    values = tf.math.unsorted_segment_sum(grad.values, position, tf.shape(rows)[0])
-    return tf.IndexedSlices(values, rows, grad.dense_shape)
-
-
-class _SummedRows:
-    """Keras' optimizer, handed sparse gradients whose rows are summed per embedding row.
-
-    An Embedding's gradient is an IndexedSlices with one slice per lookup. Keras 3 squares it
-    slice by slice (ops.square keeps IndexedSlices), so a row looked up k times in a batch adds
-    sum_i g_i^2 to RMSprop's, Adadelta's or Adam's second moment instead of (sum_i g_i)^2: not
-    the algorithm, nor what Keras 2 (whose ops made such gradients dense), tf.keras (which
-    deduplicated them) or torch compute. One Adam step moves a row looked up 3 times by
-    sqrt(3) * lr instead of lr. Summing duplicate rows first restores the algorithm for one
-    tf.unique over the batch's ids; dense gradients are untouched.
-    """
-
-    def apply(self, grads, trainable_variables=None):
-        return super().apply([_sum_duplicate_rows(g) for g in grads], trainable_variables)
-
-
-class _RMSprop(_SummedRows, keras.optimizers.RMSprop):
-    pass
-
-
-class _Adadelta(_SummedRows, keras.optimizers.Adadelta):
-    pass
-
-
-class _Adam(_SummedRows, keras.optimizers.Adam):
-    pass
-
-
-def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
-    """Keras' built-in optimizer with every hyperparameter explicit (Keras 3 changed defaults),
-    fed sparse gradients with duplicate rows summed (`_SummedRows`)."""
-    decay = spec.get("decay", 0.0)
-    lr = (
-        keras.optimizers.schedules.InverseTimeDecay(spec["lr"], decay_steps=1, decay_rate=decay)
-        if decay
-        else spec["lr"]
-    )
-    name = spec["name"]
-    if name == "rmsprop":
-        return _RMSprop(
-            learning_rate=lr,
-            rho=spec["rho"],
-            epsilon=spec["eps"],
-            momentum=0.0,
-            centered=False,
-            name=name,
-        )
-    if name == "adadelta":
-        return _Adadelta(learning_rate=lr, rho=spec["rho"], epsilon=spec["eps"], name=name)
-    if name == "adam":
-        return _Adam(
-            learning_rate=lr,
-            beta_1=spec["beta_1"],
-            beta_2=spec["beta_2"],
-            epsilon=spec["eps"],
-            amsgrad=False,
-            name=name,
-        )
-    raise ValueError(f"optimizer '{name}' is not mapped for keras")
 
 
 class _ClockCallback(keras.callbacks.Callback):

@@ -15,7 +15,7 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import settings, torch_augment, weight_layout
+from frameworks import optimizer_formula, settings, torch_augment, torch_optimizers, weight_layout
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
 from frameworks.timing import RunClock
 
@@ -32,9 +32,8 @@ def _native_pools() -> list[dict[str, Any]]:
 def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
-    Residual formula differences (documented in README "Equivalence"): torch RMSprop divides by
-    sqrt(v) + eps where Keras 3 divides by sqrt(v + eps); Adam's eps is added to sqrt(v_hat) in
-    torch and to sqrt(v) before bias correction in Keras.
+    `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
+    (frameworks/torch_optimizers.py); torch's RMSprop and Adadelta already compute it.
     """
     name = spec["name"]
     # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
@@ -59,6 +58,8 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
         )
     else:
         raise ValueError(f"optimizer '{name}' is not mapped for torch")
+    if optimizer_formula.replaced(spec, "torch"):
+        torch_optimizers.use_2017_adam_epsilon(opt)
     decay = spec.get("decay", 0.0)
     # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
     schedule = (
@@ -155,7 +156,7 @@ class TorchBackend:
     def apply_settings(self, requested: dict[str, Any]) -> None:
         """Process-wide switches now; compile and fused optimizers when training starts."""
         self.settings = dict(requested)
-        self._optimizer, self._compiled = None, None
+        self._optimizer, self._schedule, self._compiled = None, None, None
         torch.backends.mkldnn.enabled = bool(requested.get("mkldnn", True))
         # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
         if not torch.set_flush_denormal(bool(requested.get("flush_denormal", False))):
@@ -235,7 +236,7 @@ class TorchBackend:
         optimizer, schedule = make_optimizer(
             model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
         )
-        self._optimizer = optimizer
+        self._optimizer, self._schedule = optimizer, schedule
         forward = model
         if self.settings.get("compile"):
             # Compiles lazily on the first call: that cost lands in the first step, which the
@@ -260,6 +261,10 @@ class TorchBackend:
             return loss.detach(), logits.detach()
 
         return step, objective
+
+    def optimizer_and_schedule(self):
+        """The optimizer and learning-rate schedule of the last make_step (parity reads them)."""
+        return self._optimizer, self._schedule
 
     def train(
         self,

@@ -96,10 +96,11 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         )
 
     model_cfg = config["model"]
-    from frameworks import settings
+    from frameworks import optimizer_formula, settings
 
     try:
         settings.validate(config["backend"], model_cfg["optimizer"]["name"])
+        optimizer_formula.formula_of(model_cfg["optimizer"])
     except settings.SettingError as exc:
         raise ConfigError(str(exc)) from None
     epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]

@@ -5,21 +5,31 @@
 1. Keras builds the model (seeded) and exports canonical weights; torch imports them.
 2. Forward parity: both predict the same probe batch in inference mode (float32).
 3. Training parity: from the same weights, dropout off, both take the same STEPS optimizer steps
-   on the same batches; losses and final weights are compared.
-   Where the built-in optimizers differ in formula (RMSprop and Adam place epsilon differently),
-   the steps run twice: with epsilon made negligible, where the formulas coincide and agreement
-   must be tight (this proves lr, rho, betas, decay and gradients are the same); and with the
-   configured epsilon, where the difference is bounded by the optimizers' maximum step size.
+   on the same batches with the configured hyperparameters (epsilon included) and the configured
+   update formula; losses and final weights must agree tightly (tight_bound: a small fraction of
+   the distance the optimizer could move a weight in STEPS steps, never that distance itself;
+   at most OUTLIER_FRACTION of the weights, those rounding gave a gradient of the other sign,
+   may exceed it).
+   This holds only where both frameworks run one formula (`optimizer.formula: "2017"`, the
+   default); with "builtin", where Keras 3's RMSprop or torch's Adam differ, the check fails and
+   says so. tests/test_parity.py mutates each hyperparameter on one side to show it can fail.
+4. Learning-rate schedules: both optimizers' learning rates are read at steps spread over a full
+   run (up to SCHEDULE_STEPS), so a decay too small to show in STEPS steps is still compared.
    BatchNorm moving variances are checked against the range torch's unbiased update allows.
+A certificate records a fingerprint of what it certifies (the model's code and config, the
+adapters' optimizer code, the framework versions); a run whose fingerprint differs reads "stale".
 The orchestration here is numpy only; frameworks load in the stage subprocesses.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +41,39 @@ from twinbench.config import CONF_DIR, group_choices
 STEPS = 5
 BATCH = 32
 PROBE = 64
-NEGLIGIBLE_EPS = 1e-30  # epsilon that vanishes next to any non-zero gradient moment
 CERT_DIR = REPO_ROOT / "results" / "parity"
+BASE = "configured"  # the variant every check runs: the yaml's optimizer, unchanged
 
 # float32 tolerances. Forward: both compute the same sums in different orders (oneDNN vs MKL).
 FORWARD_RTOL, FORWARD_ATOL = 1e-4, 1e-5
-# Training with formulas made equal: rounding differences grow a little with each step, and
-# adaptive optimizers (update ~ g / sqrt(v)) amplify them where gradients are small, in proportion
-# to the step: weights must agree to TRAIN_ATOL or to DRIFT_FRACTION of the distance the
-# optimizer could move them apart in STEPS steps (see drift()), whichever is larger.
+# Training with one formula: rounding differences grow a little with each step, and adaptive
+# optimizers (update ~ g / sqrt(v)) amplify them where gradients are small, in proportion to
+# the step: weights must agree to TRAIN_ATOL or to DRIFT_FRACTION of the distance the optimizer
+# could move them apart in STEPS steps (see drift()), whichever is larger; losses to TRAIN_RTOL.
 TRAIN_RTOL, TRAIN_ATOL, DRIFT_FRACTION = 1e-3, 1e-5, 1e-3
+# A weight whose true gradient is ~0 gets a gradient of either sign from rounding alone, and an
+# adaptive optimizer turns either into a full step (lr / sqrt(1 - rho)): a handful of such weights
+# may exceed the bound (charlstm: 6 of 102,585 one-hot input weights). More than this fraction
+# is a real difference: one hyperparameter changed on one side moves most weights past it.
+OUTLIER_FRACTION = 1e-4
+# Learning rates read from both optimizers at these steps (and at the last step of a full run).
+SCHEDULE_STEPS = (0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
+SCHEDULE_RTOL = 1e-6
 # BatchNorm moving variances are compared apart: torch updates them with the unbiased batch
 # variance (n / (n - 1) times Keras' biased one), so torch's ends up larger by at most
 # 1 / (BATCH - 1) of Keras' (the normalisation itself uses the biased variance in both).
 MOVING_VARIANCE = "/moving_variance"
-# Optimizers whose epsilon enters both frameworks' update identically.
-SAME_FORMULA = {"adadelta"}
+# What a certificate certifies besides the model's own file and config: the code that turns a
+# config into the two halves' training math.
+CERTIFIED_CODE = (
+    "frameworks/keras_optimizers.py",
+    "frameworks/torch_optimizers.py",
+    "frameworks/optimizer_formula.py",
+    "frameworks/weight_layout.py",
+    "models/torch_layers.py",
+    "models/torch_init.py",
+)
+FRAMEWORK_PACKAGES = ("torch", "tensorflow", "tensorflow-cpu", "keras")
 
 
 def model_config(name: str) -> dict[str, Any]:
@@ -94,31 +121,73 @@ def max_step_factor(opt: dict[str, Any]) -> float:
 
 
 def _probe_and_batches(cfg: dict[str, Any], seed: int, workdir: Path):
-    """The probe and training batches, and the config with the data's sizes filled in.
+    """The probe and training batches, the training set's size, and the config with the data's
+    sizes filled in.
 
     The first stage generates the data and leaves the few rows parity needs (and the sizes) in
     `workdir`, so the second stage reads exactly those instead of generating the set again.
     """
-    import json
-
     from benchdata import Dataset, fill_arch, load
 
     cached = workdir / "batches.npz"
     if cached.exists():
         with np.load(cached) as npz:
             x, y, dims = npz["x"], npz["y"], json.loads(str(npz["dims"]))
-        return x, y, fill_arch(cfg, Dataset(cfg["dataset"], x, y, x, y, {"dims": dims}))
+            n_train = int(npz["n_train"])
+        return x, y, n_train, fill_arch(cfg, Dataset(cfg["dataset"], x, y, x, y, {"dims": dims}))
     data = load(cfg["dataset"], "synthetic", seed, cfg.get("view"))
     need = PROBE + STEPS * BATCH
     if len(data.x_train) < need:
         raise ValueError(f"dataset too small for parity: {len(data.x_train)} < {need}")
     x, y = data.x_train[:need], data.y_train[:need]
-    np.savez(cached, x=x, y=y, dims=json.dumps(data.info.get("dims", {})))
-    return x, y, fill_arch(cfg, data)
+    n_train = len(data.x_train)
+    np.savez(cached, x=x, y=y, n_train=n_train, dims=json.dumps(data.info.get("dims", {})))
+    return x, y, n_train, fill_arch(cfg, data)
 
 
-def stage(framework: str, model_name: str, workdir: Path, eps: float | None) -> None:
-    """Runs inside a fresh process: exactly one framework is imported here."""
+def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
+    """SCHEDULE_STEPS and the last step of a full run of this model (its epochs of batches)."""
+    last = -(-n_train // cfg["batch_size"]) * cfg["epochs"] - 1
+    return sorted({*SCHEDULE_STEPS, last})
+
+
+def _learning_rates(framework: str, model, steps: list[int]) -> list[float]:
+    """The learning rate the compiled optimizer would apply at each step, read from the
+    optimizer itself (torch: its scheduler moved to the step; Keras: its iteration counter)."""
+    if framework == "torch":
+        import warnings
+
+        optimizer, schedule = model
+        if schedule is None:
+            return [float(optimizer.param_groups[0]["lr"])] * len(steps)
+        saved = schedule.last_epoch, [g["lr"] for g in optimizer.param_groups]
+        rates = []
+        with warnings.catch_warnings():  # "scheduler.step() before optimizer.step()"
+            warnings.simplefilter("ignore")
+            for t in steps:
+                schedule.last_epoch = t - 1
+                schedule.step()
+                rates.append(float(optimizer.param_groups[0]["lr"]))
+        schedule.last_epoch = saved[0]
+        for group, lr in zip(optimizer.param_groups, saved[1], strict=True):
+            group["lr"] = lr
+        return rates
+    optimizer = model.optimizer
+    saved = int(optimizer.iterations.numpy())
+    rates = []
+    for t in steps:
+        optimizer.iterations.assign(t)
+        rates.append(float(np.asarray(optimizer._get_current_learning_rate())))
+    optimizer.iterations.assign(saved)
+    return rates
+
+
+def stage(framework: str, model_name: str, workdir: Path) -> None:
+    """Runs inside a fresh process: exactly one framework is imported here.
+
+    Trains every optimizer variant in `workdir/variants.json` ({label: {framework: spec}}) from
+    the same initial weights, one after the other in this one process.
+    """
     import os
 
     from twinbench import cpu
@@ -129,36 +198,45 @@ def stage(framework: str, model_name: str, workdir: Path, eps: float | None) -> 
     backend = get_backend(framework)
     backend.configure_threads(1, 1)
     backend.seed(0)
+    variants = json.loads((workdir / "variants.json").read_text())
     cfg = without_dropout(model_config(model_name))
-    if eps is not None:
-        cfg["optimizer"] = {**cfg["optimizer"], "eps": eps}
-    x, y, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
+    x, y, n_train, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
     model = backend.build(model_name, cfg, "cpu")
     out: dict[str, np.ndarray] = {}
     if framework == "tensorflow":
-        weights = backend.export_weights(model, model_name)
-        np.savez(workdir / "initial.npz", **weights)
+        initial = backend.export_weights(model, model_name)
+        np.savez(workdir / "initial.npz", **initial)
     else:
-        weights = dict(np.load(workdir / "initial.npz"))
-        backend.import_weights(model, model_name, weights)
+        initial = dict(np.load(workdir / "initial.npz"))
+        backend.import_weights(model, model_name, initial)
         out["roundtrip_max_abs"] = np.array(
             max(
-                float(np.max(np.abs(weights[k] - v)))
+                float(np.max(np.abs(initial[k] - v)))
                 for k, v in backend.export_weights(model, model_name).items()
             )
         )
     out["params"] = np.array(backend.count_params(model))
     out["probe_out"] = backend.predict(model, model_name, x[:PROBE])
-    step = backend.make_step(model, cfg)
-    if isinstance(step, tuple):  # torch returns (step, objective)
-        step = step[0]
-    losses = []
-    for k in range(STEPS):
-        sl = slice(PROBE + k * BATCH, PROBE + (k + 1) * BATCH)
-        losses.append(float(_as_float(step(_to(framework, x[sl]), _to(framework, y[sl])))))
-    out["losses"] = np.array(losses)
-    final = backend.export_weights(model, model_name)
-    np.savez(workdir / f"{framework}.npz", **out, **{f"w:{k}": v for k, v in final.items()})
+    steps = schedule_steps(cfg, n_train)
+    out["schedule_steps"] = np.array(steps)
+    for label, specs in variants.items():
+        backend.import_weights(model, model_name, initial)
+        variant_cfg = {**cfg, "optimizer": specs[framework]}
+        step = backend.make_step(model, variant_cfg)
+        if isinstance(step, tuple):  # torch returns (step, objective)
+            step = step[0]
+        losses = []
+        for k in range(STEPS):
+            sl = slice(PROBE + k * BATCH, PROBE + (k + 1) * BATCH)
+            losses.append(float(_as_float(step(_to(framework, x[sl]), _to(framework, y[sl])))))
+        handle = backend.optimizer_and_schedule() if framework == "torch" else model
+        out[f"{label}:losses"] = np.array(losses)
+        out[f"{label}:rates"] = np.array(_learning_rates(framework, handle, steps))
+        # A copy: torch exports some weights as views of its parameters, which the next
+        # variant trains in place.
+        for k, v in backend.export_weights(model, model_name).items():
+            out[f"{label}:w:{k}"] = np.array(v, copy=True)
+    np.savez(workdir / f"{framework}.npz", **out)
 
 
 def _to(framework: str, a: np.ndarray):
@@ -184,24 +262,20 @@ class ParityReport:
     expected_params: int | None
     forward_max_abs_diff: float
     weight_roundtrip_max_abs_diff: float
+    optimizer: dict[str, Any] = field(default_factory=dict)
     training: dict[str, dict[str, Any]] = field(default_factory=dict)
     passed: bool = False
     failures: list[str] = field(default_factory=list)
 
 
-def _run_stages(model_name: str, eps: float | None) -> tuple[dict, dict]:
+Variants = dict[str, dict[str, dict[str, Any]]]  # label -> framework -> optimizer spec
+
+
+def _run_stages(model_name: str, variants: Variants) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
+        (Path(tmp) / "variants.json").write_text(json.dumps(variants))
         for framework in ("tensorflow", "torch"):
-            cmd = [
-                sys.executable,
-                "-m",
-                "twinbench.parity",
-                "--stage",
-                framework,
-                model_name,
-                tmp,
-                "none" if eps is None else repr(eps),
-            ]
+            cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
             proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
             if proc.returncode:
                 raise RuntimeError(
@@ -210,19 +284,84 @@ def _run_stages(model_name: str, eps: float | None) -> tuple[dict, dict]:
         return (dict(np.load(Path(tmp) / "tensorflow.npz")), dict(np.load(Path(tmp) / "torch.npz")))
 
 
-def _weights(npz: dict) -> dict[str, np.ndarray]:
-    return {k[2:]: v for k, v in npz.items() if k.startswith("w:")}
+def _variant(npz: dict, label: str) -> dict[str, Any]:
+    prefix = f"{label}:w:"
+    return {
+        "losses": npz[f"{label}:losses"],
+        "rates": npz[f"{label}:rates"],
+        "weights": {k[len(prefix) :]: v for k, v in npz.items() if k.startswith(prefix)},
+    }
+
+
+def compare_training(
+    opt: dict[str, Any], a: dict[str, Any], b: dict[str, Any], steps: list[int]
+) -> tuple[dict[str, Any], list[str]]:
+    """Training parity of one variant: Keras' (a) against torch's (b) losses, final weights and
+    learning-rate schedule. Returns the figures and what failed (empty when it agrees)."""
+    from frameworks import optimizer_formula
+
+    wa, wb = a["weights"], b["weights"]
+    variances = [k for k in wa if k.endswith(MOVING_VARIANCE)]
+    compared = [k for k in wa if k not in variances]
+    weight_diff = max(float(np.max(np.abs(wa[k] - wb[k]))) for k in compared)
+    loss_rel = float(np.max(np.abs(a["losses"] - b["losses"]) / np.abs(a["losses"])))
+    rate_rel = float(np.max(np.abs(a["rates"] - b["rates"]) / np.abs(a["rates"])))
+    bound = tight_bound(opt)
+    beyond = sum(int(np.sum(np.abs(wa[k] - wb[k]) > bound)) for k in compared)
+    count = sum(wa[k].size for k in compared)
+    figures: dict[str, Any] = {
+        "steps": STEPS,
+        "losses_tensorflow": a["losses"].tolist(),
+        "losses_torch": b["losses"].tolist(),
+        "loss_max_rel_diff": loss_rel,
+        "weight_max_abs_diff": weight_diff,
+        "weight_bound": bound,
+        "weights_beyond_bound": beyond,
+        "weights_compared": count,
+        "schedule_steps": list(steps),
+        "lr_tensorflow": a["rates"].tolist(),
+        "lr_torch": b["rates"].tolist(),
+        "lr_max_rel_diff": rate_rel,
+    }
+    failures = []
+    if not optimizer_formula.same_math(opt):
+        failures.append(
+            f"optimizer.formula {optimizer_formula.formula_of(opt)}: the frameworks' built-in "
+            f"{opt['name']} formulas differ, so training parity cannot hold"
+        )
+    if beyond > OUTLIER_FRACTION * count or loss_rel > TRAIN_RTOL:
+        failures.append(
+            f"training: {beyond:,} of {count:,} weights differ by more than {bound:.3g} "
+            f"(up to {weight_diff:.3g}), losses by {loss_rel:.3g} relative (bound {TRAIN_RTOL:g})"
+        )
+    if rate_rel > SCHEDULE_RTOL:
+        worst = int(np.argmax(np.abs(a["rates"] - b["rates"]) / np.abs(a["rates"])))
+        failures.append(
+            f"learning-rate schedules differ: at step {steps[worst]:,} Keras "
+            f"{a['rates'][worst]:.6g}, torch {b['rates'][worst]:.6g}"
+        )
+    if variances:
+        excess = max(moving_variance_excess(wa[k], wb[k]) for k in variances)
+        figures["moving_variance_max_abs_diff"] = max(
+            float(np.max(np.abs(wa[k] - wb[k]))) for k in variances
+        )
+        figures["moving_variance_excess"] = excess
+        if excess > 0:
+            failures.append(f"training: BatchNorm moving variance off by {excess:.3g}")
+    return figures, failures
 
 
 def check(model_name: str) -> ParityReport:
     cfg = model_config(model_name)
-    tf_out, pt_out = _run_stages(model_name, eps=None)
+    opt = cfg["optimizer"]
+    tf_out, pt_out = _run_stages(model_name, {BASE: {"tensorflow": opt, "torch": opt}})
     report = ParityReport(
         model=model_name,
         params={"tensorflow": int(tf_out["params"]), "torch": int(pt_out["params"])},
         expected_params=cfg.get("expected_params"),
         forward_max_abs_diff=float(np.max(np.abs(tf_out["probe_out"] - pt_out["probe_out"]))),
         weight_roundtrip_max_abs_diff=float(pt_out["roundtrip_max_abs"]),
+        optimizer=opt,
     )
     f = report.failures
     if report.params["tensorflow"] != report.params["torch"]:
@@ -233,41 +372,76 @@ def check(model_name: str) -> ParityReport:
         f.append("weights changed on the canonical -> torch -> canonical round trip")
     if not np.allclose(pt_out["probe_out"], tf_out["probe_out"], FORWARD_RTOL, FORWARD_ATOL):
         f.append(f"forward outputs differ by up to {report.forward_max_abs_diff:.3g}")
-
-    opt = cfg["optimizer"]
-    modes = {"configured": (tf_out, pt_out)}
-    if opt["name"] not in SAME_FORMULA:
-        modes["equal_formula"] = _run_stages(model_name, eps=NEGLIGIBLE_EPS)
-    for mode, (a, b) in modes.items():
-        wa, wb = _weights(a), _weights(b)
-        variances = [k for k in wa if k.endswith(MOVING_VARIANCE)]
-        weight_diff = max(float(np.max(np.abs(wa[k] - wb[k]))) for k in wa if k not in variances)
-        loss_rel = float(np.max(np.abs(a["losses"] - b["losses"]) / np.abs(a["losses"])))
-        tight = mode == "equal_formula" or opt["name"] in SAME_FORMULA
-        bound = tight_bound(opt) if tight else drift(opt)
-        report.training[mode] = {
-            "steps": STEPS,
-            "losses_tensorflow": a["losses"].tolist(),
-            "losses_torch": b["losses"].tolist(),
-            "loss_max_rel_diff": loss_rel,
-            "weight_max_abs_diff": weight_diff,
-            "weight_bound": bound,
-        }
-        if weight_diff > bound or (tight and loss_rel > TRAIN_RTOL):
-            f.append(
-                f"{mode} training: weights differ by {weight_diff:.3g} (bound {bound:.3g}), "
-                f"losses by {loss_rel:.3g} relative"
-            )
-        if variances:
-            excess = max(moving_variance_excess(wa[k], wb[k]) for k in variances)
-            report.training[mode]["moving_variance_max_abs_diff"] = max(
-                float(np.max(np.abs(wa[k] - wb[k]))) for k in variances
-            )
-            report.training[mode]["moving_variance_excess"] = excess
-            if excess > 0 and tight:
-                f.append(f"{mode} training: BatchNorm moving variance off by {excess:.3g}")
+    figures, failures = compare_training(
+        opt, _variant(tf_out, BASE), _variant(pt_out, BASE), pt_out["schedule_steps"].tolist()
+    )
+    report.training[BASE] = figures
+    f.extend(failures)
     report.passed = not f
     return report
+
+
+def check_variants(model_name: str, variants: Variants) -> dict[str, list[str]]:
+    """Training parity of several optimizer variants of one model (two processes in all):
+    label -> failures (empty where the halves agree). The tolerances are those of the spec
+    Keras ran."""
+    tf_out, pt_out = _run_stages(model_name, variants)
+    steps = pt_out["schedule_steps"].tolist()
+    return {
+        label: compare_training(
+            specs["tensorflow"], _variant(tf_out, label), _variant(pt_out, label), steps
+        )[1]
+        for label, specs in variants.items()
+    }
+
+
+# ---------------------------------------------------------------- certificates
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _installed(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def fingerprint(model_name: str) -> dict[str, Any]:
+    """What a certificate certifies, read without importing a framework: hashes of the model's
+    file and config and of the optimizer and layout code, and the installed framework versions."""
+    files = [f"models/{model_name}.py", f"conf/model/{model_name}.yaml", *CERTIFIED_CODE]
+    hashes = {
+        path: _sha256((REPO_ROOT / path).read_bytes())
+        for path in files
+        if (REPO_ROOT / path).is_file()
+    }
+    config = json.dumps(model_config(model_name), sort_keys=True).encode()
+    return {
+        "files": hashes,
+        "config_sha256": _sha256(config),
+        "versions": {p: v for p in FRAMEWORK_PACKAGES if (v := _installed(p)) is not None},
+    }
+
+
+def differences(certified: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """What changed since the certificate, one short phrase each."""
+    changed = []
+    files_then, files_now = certified.get("files") or {}, current["files"]
+    changed += [
+        p for p in sorted({*files_then, *files_now}) if files_then.get(p) != files_now.get(p)
+    ]
+    if certified.get("config_sha256") != current["config_sha256"]:
+        changed.append("resolved model config")
+    versions_then, versions_now = certified.get("versions") or {}, current["versions"]
+    changed += [
+        f"{p} {versions_then.get(p)} -> {versions_now.get(p)}"
+        for p in sorted({*versions_then, *versions_now})
+        if versions_then.get(p) != versions_now.get(p)
+    ]
+    return changed
 
 
 def certificate_path(model_name: str, directory: Path = CERT_DIR) -> Path:
@@ -280,6 +454,7 @@ def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
         path,
         {
             **asdict(report),
+            "fingerprint": fingerprint(report.model),
             "checked": environment.now_iso(),
             "command": f"python -m twinbench.parity {report.model}",
         },
@@ -288,25 +463,31 @@ def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
 
 
 def status(model_name: str, directory: Path = CERT_DIR) -> dict[str, Any]:
-    """What result.json records about the model's equivalence: the certificate's verdict."""
+    """What result.json records about the model's equivalence: the certificate's verdict, or
+    "stale" where the code, config or framework versions it certified have changed since."""
     path = certificate_path(model_name, directory)
     command = f"python -m twinbench.parity {model_name}"
+    current = fingerprint(model_name)
     if not path.exists():
-        return {"status": "not checked", "command": command}
+        return {"status": "not checked", "command": command, "fingerprint": current}
     cert = results.read(path)
+    changed = differences(cert.get("fingerprint") or {}, current)
+    verdict = "stale" if changed else ("pass" if cert["passed"] else "fail")
     return {
-        "status": "pass" if cert["passed"] else "fail",
+        "status": verdict,
+        **({"changed_since": changed} if changed else {}),
         "certificate": str(path),
         "checked": cert["checked"],
         "forward_max_abs_diff": cert["forward_max_abs_diff"],
+        "fingerprint": current,
         "command": command,
     }
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--stage":
-        framework, model_name, workdir, eps = argv[1:5]
-        stage(framework, model_name, Path(workdir), None if eps == "none" else float(eps))
+        framework, model_name, workdir = argv[1:4]
+        stage(framework, model_name, Path(workdir))
         return 0
     names = group_choices("model") if argv == ["--all"] or not argv else argv
     failed = 0

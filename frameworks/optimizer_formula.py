@@ -1,0 +1,53 @@
+"""Which update formula the optimizers follow: one formula per optimizer, the same in both
+frameworks (GUIDE §3). Framework-neutral: validated in the parent before a worker starts.
+
+"2017" (the default) is the formula of Keras 2.0.x, which the 2017 benchmark ran, and of the
+torch of that year; "builtin" is each framework's current built-in optimizer as shipped.
+
+    rmsprop   2017: w -= lr * g / (sqrt(v) + eps)            Keras 2.0, torch (all versions)
+              Keras 3 built-in: w -= lr * g / sqrt(v + eps)  (eps inside the root)
+    adam      2017: w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps)
+              Keras 2.0, tf.train.AdamOptimizer (TensorLayer), torch 0.x and Keras 3 alike;
+              torch >= 1.0 built-in: w -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+              (eps added after bias correction: larger by 1 / sqrt(1 - b2^t) early on)
+    adadelta  one formula everywhere (eps inside both roots)
+
+Only the 2017 formula makes the two halves compute the same thing; "builtin" is there for users
+who want each framework's out-of-the-box optimizer, and the parity check says it differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from frameworks.settings import SettingError
+
+FORMULAS = ("2017", "builtin")
+DEFAULT = "2017"
+# optimizer -> the framework whose built-in differs from the 2017 formula (and so gets a
+# replacement there); both frameworks agree on the others.
+DIFFERS_IN = {"rmsprop": "tensorflow", "adam": "torch"}
+
+
+class FormulaError(SettingError):
+    """A formula no optimizer here implements: refused before a worker starts."""
+
+
+def formula_of(spec: dict[str, Any]) -> str:
+    """The formula an optimizer spec asks for (conf/model/<name>.yaml `optimizer.formula`)."""
+    value = str(spec.get("formula", DEFAULT))
+    if value not in FORMULAS:
+        raise FormulaError(
+            f"model.optimizer.formula must be one of {', '.join(FORMULAS)}, got {value!r}"
+        )
+    return value
+
+
+def replaced(spec: dict[str, Any], framework: str) -> bool:
+    """True where this framework's built-in optimizer gets the 2017 formula instead."""
+    return formula_of(spec) == "2017" and DIFFERS_IN.get(spec["name"]) == framework
+
+
+def same_math(spec: dict[str, Any]) -> bool:
+    """True where both frameworks run one formula for this spec."""
+    return formula_of(spec) == "2017" or spec["name"] not in DIFFERS_IN
