@@ -1,0 +1,71 @@
+"""Does the 2017-formula RMSprop cost more than Keras' built-in? Both side by side, one process.
+
+    python -m benchmarks.optimizer_step [model] [cpus] [steps] [rounds]    # default mlp 1 100 7
+
+Builds the model once per optimizer, compiled as the benchmark compiles it (model.compile, then
+train_on_batch through Keras' traced train step), warms each up, then alternates timed blocks of
+`steps` steady steps, `rounds` times each, so machine load falls on both alike. Prints one JSON
+line: the median seconds per step of each and their ratio (2017 / built-in). A ratio near 1 on a
+busy machine means "no measurable cost"; rerun on an idle one before quoting a figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+from twinbench import cpu
+
+
+def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int = 7) -> dict:
+    cpu.pin(cpu.choose_cores(cpus))
+    os.environ.update(cpu.thread_environment(cpus, cpus))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from benchdata import fill_arch, load
+    from frameworks import get_backend
+    from twinbench.parity import model_config
+
+    backend = get_backend("tensorflow")
+    backend.configure_threads(cpus, cpus)
+    cfg = model_config(model_name)
+    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    cfg = fill_arch(cfg, data)
+    bs = cfg["batch_size"]
+    x, y = data.x_train[:bs], data.y_train[:bs]
+    if cfg["optimizer"]["name"] != "rmsprop":
+        raise SystemExit(
+            f"{model_name} trains with {cfg['optimizer']['name']}: pick an RMSprop model"
+        )
+    steppers = {}
+    for formula in ("builtin", "2017"):
+        variant = {**cfg, "optimizer": {**cfg["optimizer"], "formula": formula}}
+        model = backend.build(model_name, variant, "cpu")
+        step = backend.make_step(model, variant)
+        for _ in range(10):  # tracing and warm-up, not timed
+            step(x, y)
+        steppers[formula] = step
+    per_step: dict[str, list[float]] = {name: [] for name in steppers}
+    for _ in range(rounds):
+        for name, step in steppers.items():
+            t0 = time.perf_counter_ns()
+            for _ in range(steps):
+                step(x, y)
+            per_step[name].append((time.perf_counter_ns() - t0) / steps / 1e9)
+    median = {name: statistics.median(v) for name, v in per_step.items()}
+    return {
+        "model": model_name,
+        "cpus": cpus,
+        "steps_per_block": steps,
+        "rounds": rounds,
+        "median_step_s": median,
+        "ratio_2017_to_builtin": median["2017"] / median["builtin"],
+        "blocks_s_per_step": per_step,
+    }
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    print(json.dumps(main(*(args[:1]), *(int(a) for a in args[1:4]))))
