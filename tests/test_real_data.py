@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -164,11 +165,20 @@ def test_http_errors_and_stalled_servers_are_clear_errors(server, cache):
     assert leftovers(cache) == []
 
 
-def test_a_file_without_a_pinned_checksum_is_refused_and_the_message_says_how_to_pin(server, cache):
+def test_nietzsche_is_pinned_to_the_copy_whose_sizes_match_keras_example():
+    pinned = real_files.FILES["nietzsche"].sha256
+    assert pinned == "9cb94a5f1f8d1359e2e018fa67306eba4ae03942b8c44643eececded39e096df"
+
+
+def test_a_file_without_a_pinned_checksum_is_refused_and_the_message_says_how_to_pin(
+    server, cache, monkeypatch
+):
     serve_all(server)
     unpinned = {k: v for k, v in PINNED.items() if k != "nietzsche"}
     store = make_store(cache, server.url, sha256=unpinned)
-    assert real_files.FILES["nietzsche"].sha256 is None  # until a copy is confirmed
+    monkeypatch.setitem(  # a file nobody has pinned yet
+        real_files.FILES, "nietzsche", replace(real_files.FILES["nietzsche"], sha256=None)
+    )
     with pytest.raises(UnpinnedChecksum, match=r"data\.sha256\.nietzsche="):
         real.nietzsche_text(store)
     assert server.requests == []  # nothing is downloaded that cannot be verified
