@@ -8,6 +8,7 @@ own array adapter does when fit(..., shuffle=True) is given numpy arrays.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,18 @@ class _ClockCallback(keras.callbacks.Callback):
         h.val_accuracy.append(float(logs["val_" + self.acc]))
         if self.progress is not None:
             self.progress(epoch, h)
+
+
+class _EpochSelector(keras.callbacks.Callback):
+    """Names the epoch whose batches the next dataset iteration yields (TensorFlowBackend.train):
+    Keras starts an epoch's iteration after on_epoch_begin."""
+
+    def __init__(self, epoch: tf.Variable):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch.assign(epoch)
 
 
 class TensorFlowBackend:
@@ -216,28 +229,53 @@ class TensorFlowBackend:
         clock.steps_per_tick = int(model.steps_per_execution)
         history = History()
         augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
-        batches = self._batches(data, plan, augment)
+        callbacks = [_ClockCallback(clock, history, progress, _metric_prefix(model_cfg))]
+        steps_per_epoch = plan.steps_per_epoch
+        if plan.steps_per_epoch % clock.steps_per_tick:
+            # Keras takes steps_per_execution batches per call whatever the epoch has left, so
+            # with one stream of all epochs' batches an epoch would borrow the next one's. Each
+            # epoch then iterates a dataset of exactly its own batches, and Keras' multi-step
+            # loop stops at its end (a shorter last call), as epochs with steps_per_execution=1.
+            # Keras warns that such a dataset "ran out of data": here that is each epoch's end.
+            warnings.filterwarnings("ignore", message="Your input ran out of data")
+            epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
+            callbacks.insert(0, _EpochSelector(epoch))
+            batches, steps_per_epoch = self._batches(data, plan, augment, epoch), None
+        else:
+            batches = self._batches(data, plan, augment)
         if model_cfg.get("loss_weights"):  # a dict of per-head labels; no data is copied
             batches = batches.map(lambda x, y: (x, _targets(model_cfg, y)))
         model.fit(
             batches,
             epochs=plan.epochs,
-            steps_per_epoch=plan.steps_per_epoch,
+            steps_per_epoch=steps_per_epoch,
             validation_data=(data.x_test, _targets(model_cfg, data.y_test)),
             validation_batch_size=plan.batch_size,
             validation_steps=plan.eval_steps,
-            callbacks=[_ClockCallback(clock, history, progress, _metric_prefix(model_cfg))],
+            callbacks=callbacks,
             verbose=0,
         )
         return history
 
     @staticmethod
-    def _batches(data: Dataset, plan: TrainPlan, augment=None) -> tf.data.Dataset:
+    def _batches(
+        data: Dataset, plan: TrainPlan, augment=None, epoch: tf.Variable | None = None
+    ) -> tf.data.Dataset:
+        """Every epoch's batches in one stream; or, given `epoch`, the batches of the epoch that
+        variable names when an iteration starts (one iteration per epoch)."""
         x, y = tf.constant(data.x_train), tf.constant(data.y_train)
         bs, steps = plan.batch_size, plan.steps_per_epoch
-        indices = tf.data.Dataset.from_tensor_slices(plan.orders).flat_map(
-            lambda order: tf.data.Dataset.from_tensor_slices(order).batch(bs).take(steps)
-        )
+        orders = tf.constant(plan.orders)
+
+        def epoch_of(order):
+            return tf.data.Dataset.from_tensor_slices(order).batch(bs).take(steps)
+
+        if epoch is None:
+            indices = tf.data.Dataset.from_tensor_slices(orders).flat_map(epoch_of)
+        else:
+            indices = tf.data.Dataset.range(1).flat_map(
+                lambda _: epoch_of(tf.gather(orders, epoch))
+            )
         batches = indices.map(
             lambda idx: (tf.gather(x, idx), tf.gather(y, idx)),
             num_parallel_calls=tf.data.AUTOTUNE,
