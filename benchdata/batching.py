@@ -11,9 +11,12 @@ import math
 import numpy as np
 
 
-def steps_per_epoch(n: int, batch_size: int, max_steps: int | None = None) -> int:
-    """Batches per epoch (a partial last one included, as Keras and torch do), capped."""
-    steps = math.ceil(n / batch_size)
+def steps_per_epoch(
+    n: int, batch_size: int, max_steps: int | None = None, partial_batch: bool = True
+) -> int:
+    """Batches per epoch (a partial last one included, as Keras and torch do, unless
+    `partial_batch` is false: full batches only, as fit_generator's n // batch_size), capped."""
+    steps = math.ceil(n / batch_size) if partial_batch else n // batch_size
     return steps if max_steps is None else min(steps, max_steps)
 
 

@@ -32,6 +32,7 @@ class TrainPlan:
     seed: int
     device: str
     verbose: bool = True
+    validate: bool = True  # evaluate on the test set after each epoch (conf/model `validate`)
 
 
 @dataclass

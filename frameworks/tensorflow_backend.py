@@ -63,8 +63,9 @@ class _ClockCallback(keras.callbacks.Callback):
         h = self.history
         h.loss.append(float(logs["loss"]))
         h.accuracy.append(float(logs[self.acc]))
-        h.val_loss.append(float(logs["val_loss"]))
-        h.val_accuracy.append(float(logs["val_" + self.acc]))
+        if "val_loss" in logs:  # absent when the model trains without validation
+            h.val_loss.append(float(logs["val_loss"]))
+            h.val_accuracy.append(float(logs["val_" + self.acc]))
         if self.progress is not None:
             self.progress(epoch, h)
 
@@ -245,13 +246,20 @@ class TensorFlowBackend:
             batches = self._batches(data, plan, augment)
         if model_cfg.get("loss_weights"):  # a dict of per-head labels; no data is copied
             batches = batches.map(lambda x, y: (x, _targets(model_cfg, y)))
+        validation = (
+            {
+                "validation_data": (data.x_test, _targets(model_cfg, data.y_test)),
+                "validation_batch_size": plan.batch_size,
+                "validation_steps": plan.eval_steps,
+            }
+            if plan.validate
+            else {}
+        )
         model.fit(
             batches,
             epochs=plan.epochs,
             steps_per_epoch=steps_per_epoch,
-            validation_data=(data.x_test, _targets(model_cfg, data.y_test)),
-            validation_batch_size=plan.batch_size,
-            validation_steps=plan.eval_steps,
+            **validation,
             callbacks=callbacks,
             verbose=0,
         )

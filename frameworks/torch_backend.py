@@ -303,16 +303,17 @@ class TorchBackend:
                 seen += len(y)
                 sync()
                 clock.step_end()
-            clock.validation_begin()
-            val_loss, val_acc = self._evaluate(
-                model, objective, x_test, y_test, bs, plan.eval_steps
-            )
+            if plan.validate:
+                clock.validation_begin()
+                val_loss, val_acc = self._evaluate(
+                    model, objective, x_test, y_test, bs, plan.eval_steps
+                )
+                history.val_loss.append(val_loss)
+                history.val_accuracy.append(val_acc)
             sync()
             clock.epoch_end()
             history.loss.append(loss_sum.item() / seen)
             history.accuracy.append(correct.item() / seen)
-            history.val_loss.append(val_loss)
-            history.val_accuracy.append(val_acc)
             if progress is not None:
                 progress(epoch, history)
         return history

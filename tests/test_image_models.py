@@ -203,6 +203,12 @@ def test_untransferred_models_start_from_keras_initial_distributions(halves, mod
         if key.endswith("/bias"):
             assert not keras_value.any() and not torch_value.any(), key  # zeros
             continue
+        if model == "tl_mlp":  # TensorLayer's truncated normal(0.1), cut at 2 standard deviations
+            for framework, value in (("tensorflow", keras_value), ("torch", torch_value)):
+                assert 0.19 < np.abs(value).max() <= 0.2, (framework, key)
+                assert value.std() == pytest.approx(0.1 * 0.8796, rel=0.05), (framework, key)
+            assert not np.array_equal(keras_value, torch_value)
+            continue
         limit = _glorot_limit(keras_value)
         for framework, value in (("tensorflow", keras_value), ("torch", torch_value)):
             # glorot-uniform: U(-limit, limit), standard deviation limit / sqrt(3)

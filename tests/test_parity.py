@@ -109,6 +109,8 @@ def test_schedule_is_compared_up_to_the_last_step_of_a_full_run():
     cfg = {"batch_size": 32, "epochs": 20}
     steps = parity.schedule_steps(cfg, 50_000)
     assert steps[-1] == max(parity.SCHEDULE_STEPS) and 1563 * 20 - 1 in steps
+    cifar10_cnn = parity.model_config("cifar10_cnn")  # full batches only: 1,562 an epoch
+    assert 1562 * 20 - 1 in parity.schedule_steps(cifar10_cnn, 50_000)
 
 
 def test_tight_bound_is_a_small_fraction_of_the_step_an_adaptive_optimizer_can_take():

@@ -239,7 +239,11 @@ def summary(record: dict[str, Any]) -> str:
         f"{record['startup']['framework_import_s']:.2f}s, first step "
         f"{record['startup']['first_step_s']:.3f}s)",
         f"  final loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
-        f"val_loss {hist['val_loss'][-1]:.4f} val_acc {hist['val_accuracy'][-1]:.4f}",
+        + (
+            f"val_loss {hist['val_loss'][-1]:.4f} val_acc {hist['val_accuracy'][-1]:.4f}"
+            if hist["val_loss"]
+            else "no validation"
+        ),
     ]
     if flops.get("fraction_of_peak") is not None:
         lines.append(

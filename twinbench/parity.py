@@ -147,7 +147,12 @@ def _probe_and_batches(cfg: dict[str, Any], seed: int, workdir: Path):
 
 def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
     """SCHEDULE_STEPS and the last step of a full run of this model (its epochs of batches)."""
-    last = -(-n_train // cfg["batch_size"]) * cfg["epochs"] - 1
+    from benchdata import batching
+
+    per_epoch = batching.steps_per_epoch(
+        n_train, cfg["batch_size"], partial_batch=cfg.get("partial_batch", True)
+    )
+    last = per_epoch * cfg["epochs"] - 1
     return sorted({*SCHEDULE_STEPS, last})
 
 

@@ -50,7 +50,11 @@ def _on_epoch(spec: RunSpec, clock):
         print(
             f"  [{spec.backend} {spec.model} cpus={spec.cpus}] epoch {epoch + 1}/{spec.epochs} "
             f"{t:7.2f}s  loss {history.loss[-1]:.4f}  acc {history.accuracy[-1]:.4f}  "
-            f"val_loss {history.val_loss[-1]:.4f}  val_acc {history.val_accuracy[-1]:.4f}",
+            + (  # models trained without validation (conf/model `validate: false`) have none
+                f"val_loss {history.val_loss[-1]:.4f}  val_acc {history.val_accuracy[-1]:.4f}"
+                if history.val_loss
+                else "no validation"
+            ),
             flush=True,
         )
         if not math.isfinite(history.loss[-1]):
@@ -135,11 +139,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     plan = TrainPlan(
         epochs=spec.epochs,
         batch_size=bs,
-        steps_per_epoch=batching.steps_per_epoch(n_train, bs, spec.max_steps),
+        steps_per_epoch=batching.steps_per_epoch(
+            n_train, bs, spec.max_steps, mc.get("partial_batch", True)
+        ),
         eval_steps=batching.steps_per_epoch(len(data.x_test), bs, spec.max_steps),
         orders=batching.epoch_permutations(n_train, spec.epochs, spec.seed),
         seed=spec.seed,
         device=spec.device,
+        validate=mc.get("validate", True),
     )
     t_build = time.perf_counter_ns()
     model = backend.build(spec.model, mc, spec.device)
