@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects
+from analysis import charts, effects, seed_curves
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -454,6 +454,7 @@ def section_parity(page: Page, an: Analysis) -> None:
                 ]
     if curves:
         page.csv(pd.DataFrame(curves), "curves")
+    seed_curves.section(page, an.runs)  # several seeds per framework: bands and agreement
 
 
 def section_environment(page: Page, an: Analysis) -> None:
