@@ -147,3 +147,16 @@ def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(
     path.write_text(json.dumps(cert))
     row = certificates.parity(runs, [tmp_path]).loc[0]
     assert row["certificate_status"] == "stale" and "torch" in row["changed_since"]
+
+
+def test_the_formula_is_2017_by_default_and_an_unknown_one_is_refused_before_a_run(compose):
+    from frameworks import optimizer_formula
+    from twinbench.config import ConfigError, build_spec
+
+    for model in group_choices("model"):
+        assert optimizer_formula.formula_of(parity.model_config(model)["optimizer"]) == "2017"
+    assert build_spec(compose("model.optimizer.formula=builtin")).model_cfg["optimizer"]["formula"]
+    with pytest.raises(
+        ConfigError, match=r"model\.optimizer\.formula must be one of 2017, builtin"
+    ):
+        build_spec(compose("model.optimizer.formula=keras3"))
