@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from analysis.records import SOURCE
 
@@ -117,6 +118,7 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
             ax.fill_between(epochs, values.min(0), values.max(0), color=colour, alpha=0.25, lw=0)
         ax.set_title(f"{metric.capitalize()}: {model}, mean and seed band")
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=7)
     return fig
 
