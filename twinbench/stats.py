@@ -7,6 +7,7 @@ from order statistics: exact, assumption-free coverage, and the same answer ever
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -153,9 +154,7 @@ def modes(values: Sequence[float], alpha: float = MODES_ALPHA, seed: int = 0) ->
     if split is None:
         return out
     statistic = _gap_statistic(x, split)
-    null = np.sort(np.random.default_rng(seed).standard_normal((NULL_DRAWS, x.size)), axis=1)
-    null_stats = np.array([_gap_statistic(row, _widest_gap(row)) for row in null])
-    p = float((1 + np.sum(null_stats >= statistic)) / (1 + NULL_DRAWS))
+    p = float((1 + np.sum(_null_gap_statistics(x.size, seed) >= statistic)) / (1 + NULL_DRAWS))
     low, high = x[:split], x[split:]
     out.update(
         multimodal=p < alpha,
@@ -166,6 +165,13 @@ def modes(values: Sequence[float], alpha: float = MODES_ALPHA, seed: int = 0) ->
         high_mode={"n": int(high.size), "median": float(np.median(high))},
     )
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _null_gap_statistics(n: int, seed: int) -> np.ndarray:
+    """The gap statistic of NULL_DRAWS normal samples of n values (a report asks many times)."""
+    null = np.sort(np.random.default_rng(seed).standard_normal((NULL_DRAWS, n)), axis=1)
+    return np.array([_gap_statistic(row, _widest_gap(row)) for row in null])
 
 
 def _widest_gap(x: np.ndarray) -> int | None:
