@@ -23,6 +23,8 @@ from pathlib import Path
 from benchmarks import pairs
 from twinbench import cpu
 
+NO_AUGMENTATION = ("model.augment=null",)  # the bare loop trains on the arrays as they are
+
 
 def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.Sample:
     cmd = [sys.executable, "-m", "benchmarks.bare_loop", backend, model]
@@ -55,7 +57,13 @@ def main(argv: list[str] | None = None) -> int:
 
             def ours(backend=backend, model=model):
                 return pairs.twinbench(
-                    backend, model, args.cpus, args.epochs, args.steps, validation=False
+                    backend,
+                    model,
+                    args.cpus,
+                    args.epochs,
+                    args.steps,
+                    validation=False,
+                    overrides=NO_AUGMENTATION if model == "cifar10_cnn" else (),
                 )
 
             def theirs(backend=backend, model=model):
