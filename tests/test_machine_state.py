@@ -16,5 +16,10 @@ def test_the_bracketed_sysfs_choice_is_the_setting(tmp_path):
 
 def test_every_result_environment_carries_the_machine_state():
     state = environment.describe()["machine_state"]
-    assert set(state) >= {"transparent_hugepages", "cpufreq_governor", "allocator", "ld_preload"}
+    assert set(state) >= {
+        "transparent_hugepages",
+        "numpy_madvise_hugepage",
+        "allocator",
+        "ld_preload",
+    }
     assert state["allocator"] in {"glibc", "unknown", *machine_state.ALLOCATORS}

@@ -45,6 +45,15 @@ def _virtual() -> bool | None:
         return None
 
 
+def _numpy_hugepages() -> bool | None:
+    try:
+        from numpy._core import multiarray
+    except ImportError:
+        return None
+    getter = getattr(multiarray, "_get_madvise_hugepage", None)
+    return None if getter is None else bool(getter())
+
+
 def describe() -> dict[str, Any]:
     return {
         "virtual_machine": _virtual(),
@@ -52,6 +61,9 @@ def describe() -> dict[str, Any]:
         "thp_defrag": _selected(THP / "defrag"),
         "cpufreq_governor": _selected(GOVERNOR),  # None: not visible (e.g. inside a VM)
         "allocator": _allocator(),
+        # numpy asks for huge pages (madvise) on its large arrays unless NUMPY_MADVISE_HUGEPAGE=0:
+        # with THP on "madvise", the data arrays are the only memory that gets them.
+        "numpy_madvise_hugepage": _numpy_hugepages(),
         "ld_preload": os.environ.get("LD_PRELOAD"),
         "malloc_env": {k: v for k, v in os.environ.items() if k.startswith("MALLOC_")},
     }
