@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("ref", help="the 'before' commit, branch or tag")
     p.add_argument("--models", nargs="+", default=["mlp", "cnn"])
-    p.add_argument("--backends", nargs="+", default=["torch", "tensorflow"])
+    p.add_argument("--backends", nargs="+", default=pairs.BACKENDS, choices=pairs.BACKENDS)
     p.add_argument("--pairs", type=int, default=6)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--epochs", type=int, default=3)

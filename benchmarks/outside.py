@@ -50,7 +50,7 @@ def outside_sample(cmd: list[str]) -> pairs.Sample:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
-    p.add_argument("--backends", nargs="+", default=["torch", "tensorflow"])
+    p.add_argument("--backends", nargs="+", default=pairs.BACKENDS, choices=pairs.BACKENDS)
     p.add_argument("--pairs", type=int, default=SETTINGS["pairs"])
     p.add_argument("--epochs", type=int, default=SETTINGS["epochs"])
     p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))

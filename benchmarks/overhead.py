@@ -35,7 +35,7 @@ def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--models", nargs="+", default=["mlp", "cnn"])
-    p.add_argument("--backends", nargs="+", default=["torch", "tensorflow"])
+    p.add_argument("--backends", nargs="+", default=pairs.BACKENDS, choices=pairs.BACKENDS)
     p.add_argument("--pairs", type=int, default=12)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--epochs", type=int, default=3)

@@ -25,6 +25,7 @@ from twinbench import REPO_ROOT, stats
 
 # Speed goal: twinbench at least 98% of the other side's speed, i.e. time ratio at most 1/0.98.
 GOAL_SPEED = 0.98
+BACKENDS = ["torch", "tensorflow"]
 
 
 @dataclass
