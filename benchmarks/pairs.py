@@ -125,6 +125,8 @@ def verdict(ratio: stats.Summary) -> str:
     limit = 1 / GOAL_SPEED
     if ratio.n < 2:
         return "one pair: undecided"
+    if ratio.confidence < stats.CONFIDENCE:  # below six pairs [min, max] is all there is
+        return f"undecided: {ratio.n} pairs give only a {ratio.confidence:.0%} interval"
     if ratio.ci_low > limit:
         return f"SLOWER than {GOAL_SPEED:.0%} of the other side's speed, beyond the interval"
     if ratio.ci_high <= limit:

@@ -50,6 +50,7 @@ def test_summary_is_the_median_of_the_pairs_ratios_with_the_exact_interval():
         ([0.97, 0.99, 1.00, 1.01, 0.98, 1.02], "meets the goal"),
         ([0.95, 1.00, 1.05, 1.02, 0.99, 1.01], "undecided"),
         ([1.5], "one pair"),
+        ([1.05, 1.06, 1.07], "undecided: 3 pairs give only a 75% interval"),
     ],
 )
 def test_verdict_is_decided_only_beyond_the_interval(ratios, verdict):
