@@ -54,10 +54,23 @@ def _any(ok: pd.DataFrame, column: str) -> bool:
     return bool(ok.get(column, pd.Series(dtype="boolean")).fillna(False).any())
 
 
-def _flags(ok: pd.DataFrame, n_failed: int, s: stats.Summary | None, width: float) -> str:
+def _flags(
+    ok: pd.DataFrame,
+    n_failed: int,
+    s: stats.Summary | None,
+    width: float,
+    modes: dict[str, Any] | None = None,
+) -> str:
     flags = []
     if n_failed:
         flags.append(f"{n_failed} failed")
+    if modes and modes["multimodal"]:
+        # Two groups of runs: their median describes neither, so both are named.
+        lo, hi = modes["low_mode"], modes["high_mode"]
+        flags.append(
+            f"two modes across runs (gap test p={modes['p_value']:.3f}): {lo['n']} near "
+            f"{lo['median']:.4g}, {hi['n']} near {hi['median']:.4g}"
+        )
     if s is not None and s.n < 2:
         flags.append("single run")
     elif s is not None and s.rel_ci_width > width:
@@ -86,6 +99,7 @@ def configs(
         ok = group[group["status"] == "ok"]
         samples = [float(v) for v in pd.to_numeric(ok[column], errors="coerce").dropna()]
         s = stats.summarize(samples, unstable_rel_width=unstable_width) if samples else None
+        modes = stats.modes(samples)
         first = ok.iloc[0] if len(ok) else group.iloc[0]  # a failed record knows less
         row: dict[str, Any] = dict(zip(GROUP, key, strict=True))
         row.update({c: first.get(c) for c in FIRST})
@@ -104,7 +118,8 @@ def configs(
             unstable=(bool(s.unstable) if s else True)
             or _any(ok, "drifting")
             or _any(ok, "steady_step_unstable"),
-            flags=_flags(ok, len(group) - len(ok), s, unstable_width),
+            multimodal=bool(modes["multimodal"]),
+            flags=_flags(ok, len(group) - len(ok), s, unstable_width, modes),
             step_samples=[float(v) for v in ok["steady_step_s"].dropna()],
         )
         row.update({f"median_{c}": _median(ok.get(c, pd.Series(dtype=float))) for c in MEDIANS})

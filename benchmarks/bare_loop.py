@@ -2,7 +2,8 @@
 
     python -m benchmarks.bare_loop <torch|tensorflow> <model> <cpus> <steps> <epochs>
 
-Same network (models/<name>.py), same data, same CPU budget, and nothing else: Keras trains with
+Same network (models/<name>.py), same data, same CPU budget, and nothing else (no augmentation:
+benchmarks/overhead.py turns twinbench's off for cifar10_cnn to match): Keras trains with
 `model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over shuffled index
 batches. Only whole epochs are timed (one callback, or a clock read per epoch), so this path has
 no per-step hooks. Prints one JSON line: {"epoch_s": [...]}.
@@ -72,11 +73,16 @@ def _keras(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     tf.config.threading.set_inter_op_parallelism_threads(cpus)
     keras.utils.set_random_seed(0)
     model = module.keras_model(**cfg["arch"])
+    heads = cfg.get("loss_weights")  # textgen: one loss per head, weighted, the same labels
+    loss = KERAS_LOSS[module.OUTPUT]
     model.compile(
         optimizer=make_optimizer(cfg["optimizer"]),
-        loss=KERAS_LOSS[module.OUTPUT],
-        metrics=["accuracy"],
+        loss={h: loss for h in heads} if heads else loss,
+        loss_weights=heads,
+        metrics={module.PRIMARY_OUTPUT: ["accuracy"]} if heads else ["accuracy"],
     )
+    if heads:
+        y = {h: y for h in heads}
     times: list[float] = []
 
     class EpochClock(keras.callbacks.Callback):

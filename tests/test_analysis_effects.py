@@ -272,3 +272,19 @@ def test_settings_labels_name_only_what_differs_from_the_preset():
     assert row_default["settings_default"] is True
     assert (row_xla["settings_label"], row_xla["settings_changes"]) == ("xla=on", 1)
     assert row_xla["settings_default"] is False  # an override is not the headline
+
+
+def test_runs_in_two_groups_are_flagged_with_both_groups_named(tmp_path):
+    # Ten tensorflow runs: five near 1.75 s and five near 2.31 s, as the outside Keras script
+    # gave (issue 12); ten torch runs in one group. Only the tensorflow row says "two modes".
+    bimodal = [1.75, 1.74, 1.76, 1.78, 1.8, 2.3, 2.28, 2.35, 2.31, 2.33]
+    one = [1.75, 1.74, 1.76, 1.78, 1.8, 1.77, 1.75, 1.79, 1.76, 1.73]
+    fakes.sweep(
+        tmp_path,
+        {("tensorflow", 1): [[t] for t in bimodal], ("torch", 1): [[t] for t in one]},
+    )
+    configs = analyze(tmp_path).configs
+    tf, pt = row(configs, config_label="tensorflow cpu1"), row(configs, config_label="torch cpu1")
+    assert tf["multimodal"] and "two modes across runs" in tf["flags"]
+    assert "5 near 1.76" in tf["flags"] and "5 near 2.31" in tf["flags"]
+    assert not pt["multimodal"] and "two modes" not in pt["flags"]

@@ -91,3 +91,44 @@ def test_a_long_runs_interval_matches_the_normal_approximation():
     expected_lo = n / 2 - 1.96 * n**0.5 / 2 - 1
     assert abs(lo - expected_lo) <= 2 and hi == n - 1 - lo
     assert 0.95 <= achieved < 0.951
+
+
+def test_median_interval_agrees_with_the_binomial_definition():
+    # Independent oracle: the largest k with 1 - 2 * sum_{i<=k} C(n, i) / 2^n >= 95%, in integers.
+    from math import comb
+
+    for n in range(6, 120):
+        total, k, tail = 2**n, -1, 0
+        while 20 * (total - 2 * (tail + comb(n, k + 1))) >= 19 * total:
+            k += 1
+            tail += comb(n, k)
+        assert stats.median_ci_ranks(n)[:2] == (k, n - 1 - k), n
+
+
+def test_paired_ratios_get_the_exact_median_interval():
+    a = [1.1, 2.2, 3.3, 1.0, 2.0, 3.0, 1.05, 2.1]
+    b = [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.00, 2.0]
+    s = stats.paired_ratio(a, b)
+    assert s.n == 8 and s.median == pytest.approx(1.05)
+    assert (s.ci_low, s.ci_high) == pytest.approx((1.0, 1.1))  # ranks 0 and 7 for n = 8
+    with pytest.raises(ValueError, match="length"):
+        stats.paired_ratio([1.0, 2.0], [1.0])
+
+
+def test_two_separate_groups_of_runs_are_flagged_and_one_group_is_not():
+    two = [1.74, 1.76, 1.75, 1.80, 1.78, 2.30, 2.28, 2.35, 2.31, 2.33]
+    verdict = stats.modes(two)
+    assert verdict["multimodal"] and verdict["p_value"] < 0.01
+    assert verdict["low_mode"] == {"n": 5, "median": 1.76}
+    assert verdict["high_mode"]["n"] == 5 and 1.8 < verdict["split"] < 2.3
+    one = [1.74, 1.76, 1.75, 1.80, 1.78, 1.77, 1.79, 1.73, 1.81, 1.76]
+    assert not stats.modes(one)["multimodal"]
+    assert stats.modes([1.0, 2.0, 3.0])["gap_statistic"] is None  # too few to split
+
+
+def test_the_gap_test_rarely_flags_a_normal_sample():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    flagged = [stats.modes(rng.normal(1.0, 0.05, 12))["multimodal"] for _ in range(60)]
+    assert sum(flagged) <= 9  # alpha 5%: 3 expected; 9 of 60 is beyond chance (p < 0.01)

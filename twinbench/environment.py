@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu
+from twinbench import cpu, machine_state
 
 # ISA extensions that change which kernels oneDNN/MKL/Eigen dispatch to.
 RELEVANT_ISA_FLAGS = (
@@ -73,6 +73,7 @@ def describe() -> dict[str, Any]:
         "cgroup_cpu_quota": cpu.cgroup_cpu_quota(),
         "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
         "load_average": list(os.getloadavg()),
+        "machine_state": machine_state.describe(),  # huge pages, governor, allocator
     }
     env["fingerprint"] = machine_fingerprint(env)
     return env

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, results
+from twinbench import REPO_ROOT, adaptive, results
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -157,6 +157,7 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         spec = build_spec(config)
+        adaptive_plan = adaptive.plan(spec)
     except ConfigError as exc:
         _archive_existing(run_dir)
         record = results.failed_record(config, f"ConfigError: {exc}", error_kind="config")
@@ -179,16 +180,25 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
             file=sys.stderr,
             flush=True,
         )
-    records = []
-    for i, rep_dir in enumerate(repeat_dirs(run_dir, spec.repeats)):
+
+    def measure_repeat(i: int, rep_dir: Path) -> dict[str, Any]:
         done = None if spec.force else _reusable(rep_dir / results.RESULT_FILE, key)
         if done is not None:
             print(f"  resume: {rep_dir} already measured (run_key {key}); skipped", flush=True)
-            records.append(done)
-            continue
+            return done
         rep_config = {**config, "repeat": i, "run_key": key}
         with measurement_lock(None if spec.allow_parallel else spec.lock_file):
-            records.append(measure_once(spec, rep_config, rep_dir))
+            return measure_once(spec, rep_config, rep_dir)
+
+    if adaptive_plan is not None:  # measure.target_rel_width: repeat until the interval is narrow
+        records, info = adaptive.measure_until_stable(
+            adaptive_plan, lambda i: measure_repeat(i, run_dir / f"repeat-{i}")
+        )
+        results.write_atomic(
+            run_dir / SUMMARY_FILE, {**summarize_repeats(records), "adaptive": info}
+        )
+        return records
+    records = [measure_repeat(i, d) for i, d in enumerate(repeat_dirs(run_dir, spec.repeats))]
     if spec.repeats > 1:
         results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(records))
     return records
@@ -210,6 +220,7 @@ def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
         epochs = [r["timing"]["epoch_s"]["median"] for r in ok]
         summary["run_key"] = ok[0]["run_key"]
         summary["steady_step_s"] = stats.summarize(steady).as_dict()
+        summary["steady_step_modes"] = stats.modes(steady)  # two modes: the median fits neither
         summary["epoch_s"] = stats.summarize(epochs).as_dict()
         summary["steady_samples_per_s"] = stats.summarize(
             [r["timing"]["steady_samples_per_s"] for r in ok]

@@ -7,8 +7,10 @@ from order statistics: exact, assumption-free coverage, and the same answer ever
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,20 +40,16 @@ class Summary:
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
     """0-based ranks (lo, hi) of the order-statistic interval for the median, and its coverage.
 
-    The interval [x_(k), x_(n-1-k)] covers the median with probability
-    1 - 2 * P(Binomial(n, 1/2) <= k). The largest k reaching `confidence` is chosen; when no k
-    does (n < 6 at 95%), the full range [min, max] is returned with the coverage it has.
+    scipy's quantile test inverted on the ranks 0..n-1 gives [x_(k), x_(n-1-k)], the largest k
+    whose coverage 1 - 2 * P(Binomial(n, 1/2) <= k) reaches `confidence`. Where no k does (n < 6
+    at 95%, scipy answers NaN), the full range [min, max] is returned with the coverage it has.
     """
+    from scipy.stats import binom, quantile_test
 
-    from scipy.stats import binom
-
-    # All tails at once, O(n): runs record thousands of steps, and summing exact binomial
-    # coefficients per candidate k would be quadratic in big integers.
-    ks = np.arange((n - 1) // 2 + 1)
-    coverage = 1.0 - 2.0 * binom.cdf(ks, n, 0.5)
-    reaching = np.flatnonzero(coverage >= confidence)
-    k = int(reaching[-1]) if reaching.size else 0
-    return k, n - 1 - k, float(coverage[k])
+    ranks = np.arange(n, dtype=float)
+    low = quantile_test(ranks, q=0.0, p=0.5).confidence_interval(confidence).low
+    k = 0 if np.isnan(low) else int(low)
+    return k, n - 1 - k, float(1.0 - 2.0 * binom.cdf(k, n, 0.5))
 
 
 def summarize(
@@ -121,3 +119,75 @@ def drift(
     third = x.size // 3
     ratio = float(np.median(x[-third:]) / np.median(x[:third]))
     return {"ratio_last_to_first_third": ratio, "drifting": abs(ratio - 1.0) > threshold}
+
+
+def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
+    """Ratios a_i / b_i of interleaved pairs, summarised like any sample (median, exact interval).
+
+    Pairing cancels what both halves of a pair share (a neighbour's load, the frequency of the
+    minute), so the interval is of the ratio itself, not of two independent medians.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples differ in length: {a.size} and {b.size}")
+    return summarize(a / b, confidence)
+
+
+MODES_ALPHA = 0.05  # false-alarm rate of the gap test on a normal sample
+MIN_MODE_SHARE = 0.2  # each side of the gap holds at least 20% of the runs (and at least 2)
+NULL_DRAWS = 2000
+
+
+def modes(values: Sequence[float], alpha: float = MODES_ALPHA, seed: int = 0) -> dict[str, Any]:
+    """Whether run-level values fall into two groups: a gap test with a simulated null.
+
+    Statistic: the widest gap between consecutive sorted values that leaves at least
+    MIN_MODE_SHARE of them (and 2) on each side, over the pooled standard deviation of the two
+    sides. Its distribution for one normal sample of the same size is simulated (seeded, so the
+    verdict is reproducible); p below `alpha` flags two modes, and the median of all values then
+    describes neither, so the caller reports both groups. Skewed unimodal samples are flagged
+    somewhat more often than `alpha` (tests/test_stats.py measures it).
+    """
+    x = np.sort(np.asarray(values, float))
+    out: dict[str, Any] = {"multimodal": False, "gap_statistic": None, "p_value": None}
+    split = _widest_gap(x)
+    if split is None:
+        return out
+    statistic = _gap_statistic(x, split)
+    p = float((1 + np.sum(_null_gap_statistics(x.size, seed) >= statistic)) / (1 + NULL_DRAWS))
+    low, high = x[:split], x[split:]
+    out.update(
+        multimodal=p < alpha,
+        gap_statistic=statistic,
+        p_value=p,
+        split=float((x[split] + x[split - 1]) / 2),
+        low_mode={"n": int(low.size), "median": float(np.median(low))},
+        high_mode={"n": int(high.size), "median": float(np.median(high))},
+    )
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _null_gap_statistics(n: int, seed: int) -> np.ndarray:
+    """The gap statistic of NULL_DRAWS normal samples of n values (a report asks many times)."""
+    null = np.sort(np.random.default_rng(seed).standard_normal((NULL_DRAWS, n)), axis=1)
+    return np.array([_gap_statistic(row, _widest_gap(row)) for row in null])
+
+
+def _widest_gap(x: np.ndarray) -> int | None:
+    """Index of the first value above the widest admissible gap of sorted x (None: too few)."""
+    least = max(2, int(np.ceil(MIN_MODE_SHARE * x.size)))
+    if x.size < 2 * least:
+        return None
+    cuts = np.arange(least, x.size - least + 1)
+    return int(cuts[np.argmax(x[cuts] - x[cuts - 1])])
+
+
+def _gap_statistic(x: np.ndarray, split: int) -> float:
+    low, high = x[:split], x[split:]
+    pooled = np.sqrt(
+        (np.var(low, ddof=1) * (low.size - 1) + np.var(high, ddof=1) * (high.size - 1))
+        / (x.size - 2)
+    )
+    gap = x[split] - x[split - 1]
+    return float(gap / pooled) if pooled > 0 else (float("inf") if gap > 0 else 0.0)

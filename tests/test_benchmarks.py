@@ -1,0 +1,100 @@
+"""The speed benchmarks' machinery: interleaving, paired ratios, verdicts, ports, before/after."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import before_after, outside, pairs
+from twinbench import REPO_ROOT
+
+PORTS = REPO_ROOT / "benchmarks" / "ports"
+
+
+def test_pairs_alternate_which_side_runs_first():
+    calls: list[str] = []
+
+    def side(name, seconds):
+        def measure():
+            calls.append(name)
+            return pairs.Sample(epoch_s=seconds, cpu_s=2 * seconds)
+
+        return measure
+
+    measured = pairs.interleave(side("a", 1.0), side("b", 2.0), 4, lambda s: None)
+    assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
+    assert all(a.epoch_s == 1.0 and b.epoch_s == 2.0 for a, b in measured)
+
+
+def test_summary_is_the_median_of_the_pairs_ratios_with_the_exact_interval():
+    a = [1.00, 1.10, 0.90, 1.05, 0.95, 1.00]
+    b = [1.00, 1.00, 1.00, 1.00, 1.00, 1.00]
+    s = pairs.summarise(
+        [(pairs.Sample(x, 3.0), pairs.Sample(y, 2.0)) for x, y in zip(a, b, strict=True)]
+    )
+    assert s["ratio"]["median"] == pytest.approx(1.0)
+    assert (s["ratio"]["ci_low"], s["ratio"]["ci_high"]) == (0.9, 1.1)  # n = 6: [min, max]
+    assert s["ratio"]["confidence"] == pytest.approx(1 - 2 / 64)
+    assert s["cpu_ratio"]["median"] == 1.5
+    assert s["verdict"].startswith("undecided")
+
+
+@pytest.mark.parametrize(
+    ("ratios", "verdict"),
+    [
+        ([1.03, 1.04, 1.05, 1.04, 1.06, 1.05], "SLOWER"),  # all beyond 1/0.98 = 1.0204
+        ([0.97, 0.99, 1.00, 1.01, 0.98, 1.02], "meets the goal"),
+        ([0.95, 1.00, 1.05, 1.02, 0.99, 1.01], "undecided"),
+        ([1.5], "one pair"),
+        ([1.05, 1.06, 1.07], "undecided: 3 pairs give only a 75% interval"),
+    ],
+)
+def test_verdict_is_decided_only_beyond_the_interval(ratios, verdict):
+    from twinbench import stats
+
+    assert pairs.verdict(stats.paired_ratio(ratios, [1.0] * len(ratios))).startswith(verdict)
+
+
+def test_first_epoch_is_left_out():
+    assert pairs.steady([9.0, 1.0, 3.0, 2.0]) == 2.0
+    with pytest.raises(ValueError, match="at least 2"):
+        pairs.steady([1.0])
+
+
+def test_every_2017_script_has_a_port_that_lists_its_changes():
+    for model, script in outside.SETTINGS["keras_scripts"].items():
+        text = (PORTS / f"{script}.py").read_text()
+        assert "Changes from the published script" in text, script
+        assert f'harness.arrays("{model}", b)' in text, script
+    assert outside.outside_cmd("tensorflow", "tl_mlp", 1, 2, None) is None  # no Keras script
+    assert "torch_examples" in " ".join(outside.outside_cmd("torch", "tl_mlp", 1, 2, None))
+
+
+def run_port(*args: str) -> dict:
+    cmd = [sys.executable, "-m", *args, "--cpus", "1", "--max-steps", "2", "--epochs", "2"]
+    out = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_pytorch_examples_loop_trains_and_reports_epoch_times():
+    result = run_port("benchmarks.ports.torch_examples", "mlp")
+    assert len(result["epoch_s"]) == 2 and all(t > 0 for t in result["epoch_s"])
+    assert result["validates"]
+
+
+def test_the_ported_keras_mlp_script_trains_and_reports_epoch_times():
+    result = run_port("benchmarks.ports.keras_mnist_mlp")
+    assert len(result["epoch_s"]) == 2 and result["validates"]
+
+
+def test_before_after_exports_a_commit_and_refuses_an_unknown_ref(tmp_path):
+    commit = before_after.export("HEAD", tmp_path)
+    assert len(commit) == 40 and (tmp_path / "run.py").exists()
+    assert (tmp_path / "twinbench" / "launch.py").exists()
+    with pytest.raises(SystemExit, match="not a commit"):
+        before_after.export("no-such-ref-anywhere", Path(tmp_path / "x"))
