@@ -296,4 +296,9 @@ def to_row(rec: Record) -> dict[str, Any]:
         for key, value in startup.items():
             if _num(value) is not None:
                 row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
+    parts = _get(r, "budget", "parts_s")
+    if isinstance(parts, dict):  # twinbench.budget: where the training time went
+        for key, value in parts.items():
+            if _num(value) is not None:
+                row[f"budget_{key}_s"] = _num(value)
     return row

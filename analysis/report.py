@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects
+from analysis import charts, effects, explain
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -531,12 +531,14 @@ def _header(an: Analysis) -> str:
     nav = " ".join(
         f'<a href="#{a}">{t}</a>'
         for a, t in [
+            ("verdict", "verdict"),
             ("relative", "time & cost"),
             ("legacy", "2017"),
             ("framework", "framework"),
             ("hardware", "hardware"),
             ("software", "software"),
             ("peak", "peak"),
+            ("budget", "budget"),
             ("parity", "equivalence"),
             ("environment", "environment"),
             ("failed", "failures"),
@@ -570,6 +572,7 @@ def write(an: Analysis, out: Path) -> Path:
     page = Page(out)
     page.add(_header(an))
     for section in (
+        explain.section_verdict,  # the verdict leads the report
         section_relative,
         section_legacy,
         section_framework,
@@ -577,6 +580,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_software,
         section_peak,
         section_startup,
+        explain.section_budget,
         section_parity,
         section_environment,
         section_runs,

@@ -98,6 +98,13 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
     }
 
 
+def budget_record(clock, spec: RunSpec, timing: dict[str, Any]) -> dict[str, Any]:
+    from twinbench import budget
+
+    warmup = int(spec.measure.get("warmup_steps", 10))
+    return budget.from_clock(clock, warmup, timing["steady_step_s"]["median"])
+
+
 def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     started = environment.now_iso()
     budget = apply_cpu_budget(spec)
@@ -215,6 +222,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "train_times_s": train_times,
         "samples_per_s": [samples_per_epoch / t for t in train_times],
         "timing": timing,
+        "budget": budget_record(clock, spec, timing),
         "steps_file": STEPS_FILE,
         "startup": startup,
         "flops": flops_record,
