@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects, explain
+from analysis import charts, effects, explain, machine_peak
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -579,6 +579,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_hardware,
         section_software,
         section_peak,
+        machine_peak.section,
         section_startup,
         explain.section_budget,
         section_parity,

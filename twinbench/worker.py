@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench import cpu, environment, parity, results
+from twinbench import peak as peak_module
 from twinbench.config import RunSpec, spec_from_file
 
 SPEC_FILE = "spec.json"
@@ -121,6 +122,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
     t_data_end = time.perf_counter_ns()
 
+    peak = None
+    # The machine's GEMM peak on these cores: separate processes, cached per machine and cores.
+    t_probe = time.perf_counter_ns()
+    machine = machine_peak_record(spec)
+    probe_ns = time.perf_counter_ns() - t_probe
+    if machine and machine.get("machine_peak_gflops"):
+        peak = machine["machine_peak_gflops"]
+
     t0 = time.perf_counter_ns()
     backend = get_backend(spec.backend)  # the framework import happens here
     t_import = time.perf_counter_ns()
@@ -130,8 +139,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     backend.apply_settings(settings_of(spec.backend_cfg))
     backend.check_device(spec.device)
     backend.seed(spec.seed)
-    peak = None
-    if spec.measure.get("peak_probe", True):
+    if spec.measure.get("peak_probe", True) and spec.device == "cuda":
         peak = backend.matmul_gflops(
             int(spec.measure.get("peak_probe_size", 2048)),
             float(spec.measure.get("peak_probe_seconds", 1.0)),
@@ -172,7 +180,10 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     }
     # From the parent's spawn to the end of the first step: what a user waits before training
     # runs at speed.
-    startup["total_s"] = (clock.epoch_start_ns[0] - spawn_ns) / 1e9 + startup["first_step_s"]
+    # The peak probe is left out: it measures the machine, once per machine and cores (cached).
+    startup["total_s"] = (clock.epoch_start_ns[0] - spawn_ns - probe_ns) / 1e9 + startup[
+        "first_step_s"
+    ]
     forward = getattr(models_module(spec.model), "forward_flops", None)
     flops_record = None
     if forward is not None:
@@ -187,6 +198,8 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
             "peak_gflops": peak,
             "fraction_of_peak": achieved / peak if peak else None,
         }
+        if machine:  # this framework's own GEMM beside the machine's best: the kernel library
+            flops_record.update(peak_module.framework_ceiling(machine, spec.backend, achieved))
 
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
@@ -226,6 +239,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "steps_file": STEPS_FILE,
         "startup": startup,
         "flops": flops_record,
+        "machine_peak": machine,
         "history": {
             "loss": history.loss,
             "accuracy": history.accuracy,
@@ -238,6 +252,21 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "finished": environment.now_iso(),
         "config": spec.config,
     }
+
+
+def machine_peak_record(spec: RunSpec) -> dict[str, Any] | None:
+    """twinbench.peak's record for this machine and core count (CPU runs with the probe on)."""
+    if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
+        return None
+    cache = spec.measure.get("peak_cache_dir")
+    return peak_module.machine_peak(
+        environment.describe()["fingerprint"],
+        len(spec.cores),
+        size=int(spec.measure.get("peak_probe_size", 2048)),
+        repeats=int(spec.measure.get("peak_probe_repeats", 7)),
+        min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", 0.2)),
+        cache_dir=Path(cache) if cache else None,
+    )
 
 
 def models_module(name: str):
