@@ -19,14 +19,21 @@ def _num(v: Any) -> float | None:
 
 
 def columns(record: dict[str, Any]) -> dict[str, Any]:
-    """Flat columns of a record's machine peak and its framework's own GEMM (empty if none)."""
+    """Flat columns of a record's probes: the kernels it ran (twinbench.kernels), the machine
+    peak and its framework's own GEMM (empty where not probed)."""
+    kernels = record.get("kernels")
+    row: dict[str, Any] = {}
+    if isinstance(kernels, dict):
+        row["kernels_summary"] = kernels.get("summary")
+        row["kernels_onednn_isa"] = (kernels.get("onednn") or {}).get("isa")
+        row["kernels_mkl"] = (kernels.get("mkl") or {}).get("header")
     mp = record.get("machine_peak")
     if not isinstance(mp, dict):
-        return {}
+        return row
     libs = mp.get("libraries") if isinstance(mp.get("libraries"), dict) else {}
     limit = mp.get("isa_limit") if isinstance(mp.get("isa_limit"), dict) else {}
     flops = record.get("flops") if isinstance(record.get("flops"), dict) else {}
-    row = {
+    row |= {
         "machine_peak_gflops": _num(mp.get("machine_peak_gflops")),
         "machine_peak_library": mp.get("best_library"),
         "peak_cores": mp.get("cores"),
@@ -121,3 +128,30 @@ def section(page: Any, an: Any) -> None:
             "one (turbo), or the probe's timing is wrong."
         )
         page.add(f'<p class="warn">{esc(warning)}</p>')
+
+
+def section_kernels(page: Any, an: Any) -> None:
+    """Which kernels each configuration ran, where its runs carried the kernel probe."""
+    runs = an.runs
+    if "kernels_summary" not in runs or runs["kernels_summary"].isna().all():
+        return
+    shown = runs[runs["kernels_summary"].notna()].drop_duplicates(["workload", "config_label"])
+    page.add('<h3 id="kernels">Kernels each framework ran</h3>')
+    page.add(
+        "<p>From a separate short process per run (<code>measure.kernel_probe=true</code>) that "
+        "trains a few steps of the same model with MKL_VERBOSE and ONEDNN_VERBOSE on: MKL "
+        "functions and oneDNN primitives with their implementation and ISA, by count. Ops that "
+        "log nothing ran in Eigen (TensorFlow) or torch's native kernels.</p>"
+    )
+    page.add(
+        table_html(
+            shown,
+            [
+                Col("workload", "workload"),
+                Col("config_label", "configuration"),
+                Col("kernels_summary", "kernels (calls in the probe)"),
+                Col("kernels_onednn_isa", "oneDNN ISA"),
+                Col("kernels_mkl", "MKL build"),
+            ],
+        )
+    )

@@ -584,6 +584,7 @@ def write(an: Analysis, out: Path) -> Path:
         explain.section_budget,
         section_parity,
         section_environment,
+        machine_peak.section_kernels,
         section_runs,
     ):
         section(page, an)

@@ -124,6 +124,7 @@ def test_the_report_and_terminal_show_one_machine_peak_and_both_gemm_ceilings(
     for backend in ("torch", "tensorflow"):
         rec = record(backend, 2, [1.0], steady_step=0.01)
         rec["machine_peak"] = machine
+        rec["kernels"] = {"summary": f"{backend} kernels x3", "onednn": {"isa": "AVX-512"}}
         rec["flops"] = {"achieved_gflops": 50.0, "peak_gflops": 460.0} | peak.framework_ceiling(
             machine, backend, 50.0
         )
@@ -136,3 +137,4 @@ def test_the_report_and_terminal_show_one_machine_peak_and_both_gemm_ceilings(
     ) in text
     html = report.write(an, tmp_path / "out").read_text()
     assert 'id="machine-peak"' in html and "kernel-library effect" in html
+    assert 'id="kernels"' in html and "tensorflow kernels x3" in html

@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, parity, results
+from twinbench import cpu, environment, kernels, parity, results
 from twinbench import peak as peak_module
 from twinbench.config import RunSpec, spec_from_file
 
@@ -246,6 +246,8 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "startup": startup,
         "flops": flops_record,
         "machine_peak": machine,
+        # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
+        "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
         "history": {
             "loss": history.loss,
             "accuracy": history.accuracy,
