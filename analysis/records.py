@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import machine_peak
+from analysis import layers, machine_peak
 from analysis.errors import AnalysisError
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
@@ -303,4 +303,5 @@ def to_row(rec: Record) -> dict[str, Any]:
             if _num(value) is not None:
                 row[f"budget_{key}_s"] = _num(value)
     row.update(machine_peak.columns(r))
+    row.update(layers.columns(r))
     return row

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects, explain, machine_peak
+from analysis import charts, effects, explain, layers, machine_peak
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -582,6 +582,7 @@ def write(an: Analysis, out: Path) -> Path:
         machine_peak.section,
         section_startup,
         explain.section_budget,
+        layers.section,
         section_parity,
         section_environment,
         machine_peak.section_kernels,

@@ -9,8 +9,6 @@ import pytest
 from frameworks.timing import RunClock
 from twinbench import budget
 
-from .conftest import read_result, run_cli
-
 TOLERANCE = 0.02  # the parts must sum to the measured training time within 2%
 
 
@@ -62,25 +60,6 @@ def test_steady_part_uses_the_median_per_step_when_a_tick_spans_several_steps():
 def test_a_run_too_short_for_a_steady_state_counts_all_but_the_first_step():
     first, warm, steady = budget.split_ticks([[5, 1, 1]], warmup_ticks=10)
     assert (first, warm, steady) == (5, [], [1, 1])
-
-
-@pytest.fixture(scope="module")
-def tiny_sweep(tmp_path_factory):
-    """mlp and cnn on both frameworks, 2 epochs of 4 steps, one core: four fresh workers."""
-    out = tmp_path_factory.mktemp("budget_sweep")
-    proc = run_cli(
-        "-m",
-        "backend=torch,tensorflow",
-        "model=mlp,cnn",
-        "cpus=1",
-        "epochs=2",
-        "max_steps=4",
-        "measure.peak_probe=false",
-        f"hydra.sweep.dir={out}",
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [read_result(p.parent) for p in sorted(out.rglob("result.json"))]
-    return proc, records
 
 
 def test_real_runs_budgets_sum_to_the_training_time(tiny_sweep):

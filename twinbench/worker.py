@@ -168,6 +168,15 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     step_ns = clock.step_times_ns()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
     timing = timing_record(clock, spec, bs)
+    profile = None
+    if spec.config.get("profile"):  # after the timed steps: the profiler never touches them
+        from frameworks import profiling
+
+        profile = profiling.profile(
+            backend, model, mc, data, plan,
+            steps=int(spec.measure.get("profile_steps", 10)),
+            warmup=int(spec.measure.get("profile_warmup_steps", 3)),
+        )  # fmt: skip
     spawn_ns = int(os.environ.get("TWINBENCH_SPAWN_NS", T_WORKER_NS))
     startup = {
         "process_start_s": (T_WORKER_NS - spawn_ns) / 1e9,
@@ -246,6 +255,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "startup": startup,
         "flops": flops_record,
         "machine_peak": machine,
+        "profile": profile,
         # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
         "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
         "history": {
