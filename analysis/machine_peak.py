@@ -43,6 +43,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "framework_gemm_gflops": _num(flops.get("framework_gemm_gflops")),
         "kernel_library_effect": _num(flops.get("kernel_library_effect")),
         "fraction_of_framework_gemm": _num(flops.get("fraction_of_framework_gemm")),
+        "achieved_above_peak": flops.get("achieved_above_peak"),
     }
     for lib in LIBRARIES:
         entry = libs.get(lib) if isinstance(libs.get(lib), dict) else {}
@@ -85,6 +86,12 @@ def lines(runs: pd.DataFrame) -> list[str]:
         out.append(
             f"machine peak cpus={r['peak_cores']}: {r['machine_peak_gflops']:.0f} GFLOP/s "
             f"({r['machine_peak_library']}); each library's GEMM: {libs}{flag}"
+        )
+    above = runs.get("achieved_above_peak", pd.Series(dtype=object)).fillna(False).astype(bool)
+    if above.any():
+        out.append(
+            f"  ! {int(above.sum())} run(s) ran faster than the machine peak: the cached peak "
+            "was measured under load; delete its file under ~/.cache/twinbench/peak and re-run"
         )
     return [*out, ""] if out else []
 

@@ -72,5 +72,5 @@ TINY_SWEEP = (
 def _tiny_sweep(out: Path, *extra: str):
     proc = run_cli(*TINY_SWEEP, *extra, f"hydra.sweep.dir={out}")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [read_result(p.parent) for p in sorted(out.rglob("result.json"))]
+    records = [read_result(p.parent) | {"_dir": p.parent} for p in sorted(out.rglob("result.json"))]
     return proc, records

@@ -242,6 +242,9 @@ def framework_ceiling(machine: dict[str, Any], backend: str, achieved: float) ->
         # below 1: this framework's GEMM kernel reaches only this share of the machine's best
         "kernel_library_effect": gflops / peak if gflops and peak else None,
         "peak_library": machine.get("best_library"),
+        # A model above the machine's GEMM peak means the cached peak is too low (measured
+        # under load): delete the cache file (`cache_file`) and measure again.
+        "achieved_above_peak": bool(peak and achieved > peak),
     }
 
 

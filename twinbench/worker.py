@@ -172,11 +172,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     if spec.config.get("profile"):  # after the timed steps: the profiler never touches them
         from frameworks import profiling
 
+        t_profile = clock.now_ns()
         profile = profiling.profile(
             backend, model, mc, data, plan,
             steps=int(spec.measure.get("profile_steps", 10)),
             warmup=int(spec.measure.get("profile_warmup_steps", 3)),
         )  # fmt: skip
+        # Evidence, on the run's own clock, that the profiler started after the last timed step.
+        profile["started_after_training_s"] = (t_profile - clock.epoch_end_ns[-1]) / 1e9
     spawn_ns = int(os.environ.get("TWINBENCH_SPAWN_NS", T_WORKER_NS))
     startup = {
         "process_start_s": (T_WORKER_NS - spawn_ns) / 1e9,
