@@ -346,8 +346,8 @@ def section_peak(page: Page, an: Analysis) -> None:
         return
     page.add(
         "<p>Achieved GFLOP/s = analytic FLOPs per training step / steady-state step time; "
-        "peak = a large float32 matrix product in the same framework with the same "
-        'threads. Rows without <code>flops</code> say "not measured".</p>'
+        "peak = the machine peak: the best library's float32 GEMM on the same cores (see "
+        '"Machine peak" below). Rows without <code>flops</code> say "not measured".</p>'
     )
     page.figure(charts.peak(pk), "peak", "fraction of machine peak per configuration")
     shown = pk.assign(
