@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis import layers, machine_peak
 from analysis.errors import AnalysisError
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
@@ -296,4 +297,11 @@ def to_row(rec: Record) -> dict[str, Any]:
         for key, value in startup.items():
             if _num(value) is not None:
                 row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
+    parts = _get(r, "budget", "parts_s")
+    if isinstance(parts, dict):  # twinbench.budget: where the training time went
+        for key, value in parts.items():
+            if _num(value) is not None:
+                row[f"budget_{key}_s"] = _num(value)
+    row.update(machine_peak.columns(r))
+    row.update(layers.columns(r))
     return row

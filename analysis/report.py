@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects, seed_curves
+from analysis import charts, effects, explain, layers, machine_peak, seed_curves
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -346,8 +346,8 @@ def section_peak(page: Page, an: Analysis) -> None:
         return
     page.add(
         "<p>Achieved GFLOP/s = analytic FLOPs per training step / steady-state step time; "
-        "peak = a large float32 matrix product in the same framework with the same "
-        'threads. Rows without <code>flops</code> say "not measured".</p>'
+        "peak = the machine peak: the best library's float32 GEMM on the same cores (see "
+        '"Machine peak" below). Rows without <code>flops</code> say "not measured".</p>'
     )
     page.figure(charts.peak(pk), "peak", "fraction of machine peak per configuration")
     shown = pk.assign(
@@ -534,12 +534,14 @@ def _header(an: Analysis) -> str:
     nav = " ".join(
         f'<a href="#{a}">{t}</a>'
         for a, t in [
+            ("verdict", "verdict"),
             ("relative", "time & cost"),
             ("legacy", "2017"),
             ("framework", "framework"),
             ("hardware", "hardware"),
             ("software", "software"),
             ("peak", "peak"),
+            ("budget", "budget"),
             ("parity", "equivalence"),
             ("environment", "environment"),
             ("failed", "failures"),
@@ -573,15 +575,20 @@ def write(an: Analysis, out: Path) -> Path:
     page = Page(out)
     page.add(_header(an))
     for section in (
+        explain.section_verdict,  # the verdict leads the report
         section_relative,
         section_legacy,
         section_framework,
         section_hardware,
         section_software,
         section_peak,
+        machine_peak.section,
         section_startup,
+        explain.section_budget,
+        layers.section,
         section_parity,
         section_environment,
+        machine_peak.section_kernels,
         section_runs,
     ):
         section(page, an)

@@ -123,7 +123,7 @@ def configs(
             step_samples=[float(v) for v in ok["steady_step_s"].dropna()],
         )
         row.update({f"median_{c}": _median(ok.get(c, pd.Series(dtype=float))) for c in MEDIANS})
-        for c in (c for c in runs.columns if c.startswith("startup_")):
+        for c in (c for c in runs.columns if c.startswith(("startup_", "budget_"))):
             row[f"median_{c}"] = _median(ok[c])
         rows.append(row)
     return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import effects, summary
+from analysis import effects, layers, machine_peak, summary, verdict
 from analysis.pipeline import Analysis
 
 
@@ -115,7 +115,10 @@ def failure_lines(an: Analysis) -> list[str]:
 
 def render(an: Analysis, with_failures: bool = True) -> str:
     """The summary; `with_failures=False` where the caller lists failures itself."""
-    lines = relative_lines(an) + framework_lines(an)
+    # The verdict leads: which framework is faster, and why where the metrics disagree.
+    lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width)
+    lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
+    lines += layers.lines(an.runs)
     lines += failure_lines(an) if with_failures else []
     if an.baseline_error:
         lines.append(f"no relative table: {an.baseline_error}")

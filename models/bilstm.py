@@ -14,11 +14,23 @@ OUTPUT = "sigmoid"
 LAYERS = {"embedding": "embedding", "bidirectional": "bilstm", "predictions": "dense"}
 
 
-def forward_flops(maxlen: int, embedding_dims: int, units: int, **_) -> int:
-    """Per sample, forward (twinbench/flops.py rules): two LSTM directions and the Dense."""
+def flop_products(maxlen: int, embedding_dims: int, units: int, **_) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): both LSTM directions read the
+    trained embedding, so their input gradient counts; the lookup itself is 0 FLOPs."""
     from twinbench import flops
 
-    return 2 * flops.lstm(maxlen, embedding_dims, units) + flops.dense(2 * units, 1)
+    return [
+        *flops.lstm_layer("bidirectional.forward", maxlen, embedding_dims, units),
+        *flops.lstm_layer("bidirectional.backward", maxlen, embedding_dims, units),
+        *flops.dense_layer("predictions", 2 * units, 1),
+    ]
+
+
+def forward_flops(**arch) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(

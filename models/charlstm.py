@@ -13,11 +13,22 @@ OUTPUT = "softmax"
 LAYERS = {"lstm": "lstm", "dense": "dense"}
 
 
-def forward_flops(maxlen: int, chars: int, units: int, **_) -> int:
+def flop_products(maxlen: int, chars: int, units: int, **_) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): the LSTM reads one-hot data, so
+    its input product needs no input gradient (its recurrent one does)."""
+    from twinbench import flops
+
+    return [
+        *flops.lstm_layer("lstm", maxlen, chars, units, input_grad=False),
+        *flops.dense_layer("dense", units, chars),
+    ]
+
+
+def forward_flops(**arch) -> int:
     """Per sample, forward (twinbench/flops.py rules)."""
     from twinbench import flops
 
-    return flops.lstm(maxlen, chars, units) + flops.dense(units, chars)
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(maxlen: int, chars: int, units: int, recurrent_activation: str):

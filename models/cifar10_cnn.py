@@ -30,7 +30,7 @@ def _sides(side: int, kernel_size: int, pool_size: int) -> tuple[int, int, int, 
     return s2, p1, s4, s4 // pool_size
 
 
-def forward_flops(
+def flop_products(
     side: int,
     channels: int,
     filters1: int,
@@ -40,20 +40,28 @@ def forward_flops(
     dense_units: int,
     classes: int,
     **_,
-) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
+) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): conv1 reads the (augmented) data,
+    so no input gradient; pooling is not counted."""
     from twinbench import flops
 
     s2, p1, s4, p2 = _sides(side, kernel_size, pool_size)
     k = kernel_size
-    return (
-        flops.conv2d(side, side, channels, filters1, k, k)
-        + flops.conv2d(s2, s2, filters1, filters1, k, k)
-        + flops.conv2d(p1, p1, filters1, filters2, k, k)
-        + flops.conv2d(s4, s4, filters2, filters2, k, k)
-        + flops.dense(p2 * p2 * filters2, dense_units)
-        + flops.dense(dense_units, classes)
-    )
+    return [
+        *flops.conv2d_layer("conv1", side, side, channels, filters1, k, input_grad=False),
+        *flops.conv2d_layer("conv2", s2, s2, filters1, filters1, k),
+        *flops.conv2d_layer("conv3", p1, p1, filters1, filters2, k),
+        *flops.conv2d_layer("conv4", s4, s4, filters2, filters2, k),
+        *flops.dense_layer("fc1", p2 * p2 * filters2, dense_units),
+        *flops.dense_layer("predictions", dense_units, classes),
+    ]
+
+
+def forward_flops(**arch) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(

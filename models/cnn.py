@@ -15,7 +15,7 @@ def _feature_side(side: int, kernel_size: int, pool_size: int) -> int:
     return (side - 2 * (kernel_size - 1)) // pool_size
 
 
-def forward_flops(
+def flop_products(
     side: int,
     channels: int,
     filters1: int,
@@ -25,18 +25,27 @@ def forward_flops(
     dense_units: int,
     classes: int,
     **_,
-) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
+) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): conv1 reads the data, so no input
+    gradient; pooling is not counted."""
     from twinbench import flops
 
     s1, s2 = side - (kernel_size - 1), side - 2 * (kernel_size - 1)
     flat = _feature_side(side, kernel_size, pool_size) ** 2 * filters2
-    return (
-        flops.conv2d(s1, s1, channels, filters1, kernel_size, kernel_size)
-        + flops.conv2d(s2, s2, filters1, filters2, kernel_size, kernel_size)
-        + flops.dense(flat, dense_units)
-        + flops.dense(dense_units, classes)
-    )
+    k = kernel_size
+    return [
+        *flops.conv2d_layer("conv1", s1, s1, channels, filters1, k, input_grad=False),
+        *flops.conv2d_layer("conv2", s2, s2, filters1, filters2, k),
+        *flops.dense_layer("fc1", flat, dense_units),
+        *flops.dense_layer("predictions", dense_units, classes),
+    ]
+
+
+def forward_flops(**arch) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(

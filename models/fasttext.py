@@ -12,11 +12,19 @@ OUTPUT = "sigmoid"
 LAYERS = {"embedding": "embedding", "predictions": "dense"}
 
 
-def forward_flops(embedding_dims: int, **_) -> int:
-    """Per sample, forward (twinbench/flops.py rules: lookups and the mean are not counted)."""
+def flop_products(embedding_dims: int, **_) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): only the Dense; the lookups and
+    their mean are 0 FLOPs, so fastText's GFLOP/s says little about its speed."""
     from twinbench import flops
 
-    return flops.dense(embedding_dims, 1)
+    return flops.dense_layer("predictions", embedding_dims, 1)
+
+
+def forward_flops(**arch) -> int:
+    """Per sample, forward (twinbench/flops.py rules)."""
+    from twinbench import flops
+
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(max_features: int, embedding_dims: int, maxlen: int):

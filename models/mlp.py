@@ -9,13 +9,23 @@ OUTPUT = "softmax"
 LAYERS = {"fc1": "dense", "fc2": "dense", "predictions": "dense"}
 
 
-def forward_flops(input_dim: int, hidden: int, classes: int, **_) -> int:
+def flop_products(input_dim: int, hidden: int, classes: int, **_) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): fc1 reads the data, so no input
+    gradient."""
+    from twinbench import flops
+
+    return [
+        *flops.dense_layer("fc1", input_dim, hidden, input_grad=False),
+        *flops.dense_layer("fc2", hidden, hidden),
+        *flops.dense_layer("predictions", hidden, classes),
+    ]
+
+
+def forward_flops(**arch) -> int:
     """Per sample, forward (twinbench/flops.py rules)."""
     from twinbench import flops
 
-    return (
-        flops.dense(input_dim, hidden) + flops.dense(hidden, hidden) + flops.dense(hidden, classes)
-    )
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(input_dim: int, hidden: int, dropout: float, classes: int):

@@ -31,19 +31,27 @@ LAYERS = {
 }
 
 
-def forward_flops(
+def flop_products(
     maxlen: int, chars: int, embedding_dims: int, units: int, hidden1: int, hidden2: int, **_
-) -> int:
+) -> list:
+    """Per sample matrix products (twinbench/flops.py rules): the LSTM reads the trained
+    embedding, so its input gradient counts."""
+    from twinbench import flops
+
+    return [
+        *flops.lstm_layer("lstm", maxlen, embedding_dims, units),
+        *flops.dense_layer("aux", units, chars),
+        *flops.dense_layer("dense_1", units, hidden1),
+        *flops.dense_layer("dense_2", hidden1, hidden2),
+        *flops.dense_layer("main", hidden2, chars),
+    ]
+
+
+def forward_flops(**arch) -> int:
     """Per sample, forward (twinbench/flops.py rules)."""
     from twinbench import flops
 
-    return (
-        flops.lstm(maxlen, embedding_dims, units)
-        + flops.dense(units, chars)
-        + flops.dense(units, hidden1)
-        + flops.dense(hidden1, hidden2)
-        + flops.dense(hidden2, chars)
-    )
+    return flops.forward(flop_products(**arch))
 
 
 def torch_model(

@@ -48,3 +48,29 @@ def compose():
 
 
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="needs at least 2 allowed cores")
+
+
+@pytest.fixture(scope="session")
+def tiny_sweep(tmp_path_factory):
+    """mlp and cnn on both frameworks, 2 epochs of 8 steps, one core: four fresh workers
+    (shared by the budget and profile tests; `extra` overrides make another sweep)."""
+    return _tiny_sweep(tmp_path_factory.mktemp("tiny_sweep"))
+
+
+TINY_SWEEP = (
+    "-m",
+    "backend=torch,tensorflow",
+    "model=mlp,cnn",
+    "cpus=1",
+    "epochs=2",
+    "max_steps=8",
+    "measure.warmup_steps=2",
+    "measure.peak_probe=false",
+)
+
+
+def _tiny_sweep(out: Path, *extra: str):
+    proc = run_cli(*TINY_SWEEP, *extra, f"hydra.sweep.dir={out}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [read_result(p.parent) | {"_dir": p.parent} for p in sorted(out.rglob("result.json"))]
+    return proc, records

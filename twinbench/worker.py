@@ -19,7 +19,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, parity, results
+from twinbench import cpu, environment, kernels, parity, results
+from twinbench import peak as peak_module
 from twinbench.config import RunSpec, spec_from_file
 
 SPEC_FILE = "spec.json"
@@ -102,6 +103,13 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
     }
 
 
+def budget_record(clock, spec: RunSpec, timing: dict[str, Any]) -> dict[str, Any]:
+    from twinbench import budget
+
+    warmup = int(spec.measure.get("warmup_steps", 10))
+    return budget.from_clock(clock, warmup, timing["steady_step_s"]["median"])
+
+
 def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     started = environment.now_iso()
     budget = apply_cpu_budget(spec)
@@ -118,6 +126,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
     t_data_end = time.perf_counter_ns()
 
+    peak = None
+    # The machine's GEMM peak on these cores: separate processes, cached per machine and cores.
+    t_probe = time.perf_counter_ns()
+    machine = machine_peak_record(spec)
+    probe_ns = time.perf_counter_ns() - t_probe
+    if machine and machine.get("machine_peak_gflops"):
+        peak = machine["machine_peak_gflops"]
+
     t0 = time.perf_counter_ns()
     backend = get_backend(spec.backend)  # the framework import happens here
     t_import = time.perf_counter_ns()
@@ -127,8 +143,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     backend.apply_settings(settings_of(spec.backend_cfg))
     backend.check_device(spec.device)
     backend.seed(spec.seed)
-    peak = None
-    if spec.measure.get("peak_probe", True):
+    if spec.measure.get("peak_probe", True) and spec.device == "cuda":
         peak = backend.matmul_gflops(
             int(spec.measure.get("peak_probe_size", 2048)),
             float(spec.measure.get("peak_probe_seconds", 1.0)),
@@ -160,6 +175,18 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     step_ns = clock.step_times_ns()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
     timing = timing_record(clock, spec, bs)
+    profile = None
+    if spec.config.get("profile"):  # after the timed steps: the profiler never touches them
+        from frameworks import profiling
+
+        t_profile = clock.now_ns()
+        profile = profiling.profile(
+            backend, model, mc, data, plan,
+            steps=int(spec.measure.get("profile_steps", 10)),
+            warmup=int(spec.measure.get("profile_warmup_steps", 3)),
+        )  # fmt: skip
+        # Evidence, on the run's own clock, that the profiler started after the last timed step.
+        profile["started_after_training_s"] = (t_profile - clock.epoch_end_ns[-1]) / 1e9
     spawn_ns = int(os.environ.get("TWINBENCH_SPAWN_NS", T_WORKER_NS))
     startup = {
         "process_start_s": (T_WORKER_NS - spawn_ns) / 1e9,
@@ -172,21 +199,32 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     }
     # From the parent's spawn to the end of the first step: what a user waits before training
     # runs at speed.
-    startup["total_s"] = (clock.epoch_start_ns[0] - spawn_ns) / 1e9 + startup["first_step_s"]
+    # The peak probe is left out: it measures the machine, once per machine and cores (cached).
+    startup["total_s"] = (clock.epoch_start_ns[0] - spawn_ns - probe_ns) / 1e9 + startup[
+        "first_step_s"
+    ]
     forward = getattr(models_module(spec.model), "forward_flops", None)
     flops_record = None
     if forward is not None:
         from twinbench import flops
 
-        per_step = flops.train_step(forward(**mc["arch"]), bs)
+        products = getattr(models_module(spec.model), "flop_products", None)
+        per_step = (
+            flops.train_per_sample(products(**mc["arch"])) * bs
+            if products is not None
+            else flops.train_step(forward(**mc["arch"]), bs)
+        )
         achieved = per_step / timing["steady_step_s"]["median"] / 1e9
         flops_record = {
             "per_step": per_step,
             "per_sample_forward": forward(**mc["arch"]),
+            "counting": "per product (twinbench/flops.py)" if products else "3x forward",
             "achieved_gflops": achieved,
             "peak_gflops": peak,
             "fraction_of_peak": achieved / peak if peak else None,
         }
+        if machine:  # this framework's own GEMM beside the machine's best: the kernel library
+            flops_record.update(peak_module.framework_ceiling(machine, spec.backend, achieved))
 
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
@@ -222,9 +260,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "train_times_s": train_times,
         "samples_per_s": [samples_per_epoch / t for t in train_times],
         "timing": timing,
+        "budget": budget_record(clock, spec, timing),
         "steps_file": STEPS_FILE,
         "startup": startup,
         "flops": flops_record,
+        "machine_peak": machine,
+        "profile": profile,
+        # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
+        "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
         "history": {
             "loss": history.loss,
             "accuracy": history.accuracy,
@@ -237,6 +280,21 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "finished": environment.now_iso(),
         "config": spec.config,
     }
+
+
+def machine_peak_record(spec: RunSpec) -> dict[str, Any] | None:
+    """twinbench.peak's record for this machine and core count (CPU runs with the probe on)."""
+    if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
+        return None
+    cache = spec.measure.get("peak_cache_dir")
+    return peak_module.machine_peak(
+        environment.describe()["fingerprint"],
+        len(spec.cores),
+        size=int(spec.measure.get("peak_probe_size", 2048)),
+        repeats=int(spec.measure.get("peak_probe_repeats", 7)),
+        min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", 0.2)),
+        cache_dir=Path(cache) if cache else None,
+    )
 
 
 def models_module(name: str):

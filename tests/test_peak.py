@@ -1,0 +1,140 @@
+"""One machine peak: the best library's median GEMM rate, flagged above the ISA limit, cached
+per machine and core count, and each framework's own GEMM reported beside it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from twinbench import environment, peak
+
+from .conftest import read_result, run_cli
+
+
+def test_the_rate_is_the_median_of_the_timed_repeats_never_the_best():
+    durations = iter([10, 10, 100, 50, 25, 400, 100])  # ns: 2 warm-up calls, then 5 repeats
+    now = [0]
+
+    def op():
+        now[0] += next(durations)
+
+    rate = peak.median_rate(op, flop=100.0, repeats=5, min_repeat_s=1e-8, clock=lambda: now[0])
+    assert rate["inner"] == 1
+    assert rate["samples_gflops"] == [1.0, 2.0, 4.0, 0.25, 1.0]
+    assert rate["gflops"] == 1.0  # the best-of would say 4.0
+
+
+def test_isa_limit_is_cores_times_clock_times_two_fma_units_of_the_widest_isa():
+    assert peak.isa_limit(2, {"avx512f", "fma", "avx"}, 2500.0)["gflops"] == 2 * 2.5 * 64
+    assert peak.isa_limit(4, {"fma", "avx"}, 3000.0)["gflops"] == 4 * 3.0 * 32
+    assert peak.isa_limit(2, {"avx512f"}, None)["gflops"] is None
+
+
+@pytest.fixture
+def fake_probes(monkeypatch):
+    """Probe results chosen here: numpy 100, torch 200, TensorFlow 460 GFLOP/s."""
+    calls = []
+    rates = {"numpy": 100.0, "torch": 200.0, "tensorflow": 460.0}
+
+    def run_probe(lib, size, repeats, min_repeat_s, cores):
+        calls.append((lib, cores))
+        return {"library": lib, "kernel": f"{lib} kernel", "gflops": rates[lib]}
+
+    monkeypatch.setattr(peak, "read_clock_mhz", lambda: (2600.0, "test"))
+    monkeypatch.setattr(peak, "_cpu_flags", lambda: {"avx512f"})
+    return calls, run_probe
+
+
+def test_the_machine_peak_is_the_best_library_and_is_measured_once_per_machine_and_cores(
+    tmp_path, fake_probes
+):
+    calls, run_probe = fake_probes
+    kw = {"cache_dir": tmp_path, "run_probe": run_probe}
+    first = peak.machine_peak("Test CPU x8", 2, **kw)
+    assert (first["machine_peak_gflops"], first["best_library"]) == (460.0, "tensorflow")
+    assert first["cached"] is False and len(calls) == 3
+    again = peak.machine_peak("Test CPU x8", 2, **kw)
+    assert again["cached"] is True and len(calls) == 3  # no new probe
+    assert again["machine_peak_gflops"] == 460.0
+    peak.machine_peak("Test CPU x8", 1, **kw)  # other core count: measured
+    assert len(calls) == 6
+    # 460 on 2 cores at 2.6 GHz x 64 FLOP/cycle = 332.8: above what the hardware can do
+    assert first["isa_limit"]["gflops"] == pytest.approx(332.8)
+    assert first["exceeds_isa_limit"] is True
+
+
+def test_each_frameworks_gemm_beside_the_machine_peak_is_the_kernel_library_effect(
+    tmp_path, fake_probes
+):
+    _, run_probe = fake_probes
+    machine = peak.machine_peak("Test CPU x8", 2, cache_dir=tmp_path, run_probe=run_probe)
+    torch = peak.framework_ceiling(machine, "torch", achieved=50.0)
+    assert torch["kernel_library_effect"] == pytest.approx(200 / 460)
+    assert torch["fraction_of_framework_gemm"] == pytest.approx(0.25)
+    assert peak.framework_ceiling(machine, "tensorflow", 50.0)["kernel_library_effect"] == 1.0
+
+
+def test_a_real_probe_runs_in_its_own_process_and_reports_a_median():
+    r = peak._run_probe("numpy", 128, 3, 0.001, 1)
+    assert r["gflops"] > 0 and "numpy" in r["kernel"]
+    assert sorted(r["samples_gflops"])[1] == r["gflops"]
+
+
+def test_a_run_divides_by_the_cached_machine_peak_and_reports_its_own_gemm(tmp_path):
+    fingerprint = environment.describe()["fingerprint"]
+    cache = tmp_path / "cache"
+    libs = ["numpy", "torch", "tensorflow"]
+    record = {
+        "probe": {"version": peak.CACHE_VERSION, "size": 2048, "repeats": 7, "libraries": libs},
+        "fingerprint": fingerprint,
+        "cores": 1,
+        "libraries": {
+            lib: {"gflops": g, "kernel": lib} for lib, g in zip(libs, (3e3, 1e3, 2e3), strict=True)
+        },
+        "machine_peak_gflops": 3e3,
+        "best_library": "numpy",
+    }
+    cache.mkdir()
+    (peak._cache_file(cache, fingerprint, 1)).write_text(json.dumps(record))
+    run_dir = tmp_path / "run"
+    proc = run_cli(
+        "cpus=1", "epochs=1", "max_steps=3", f"measure.peak_cache_dir={cache}",
+        f"hydra.run.dir={run_dir}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = read_result(run_dir)
+    assert r["machine_peak"]["cached"] is True
+    f = r["flops"]
+    assert f["peak_gflops"] == 3e3 and f["framework_gemm_gflops"] == 1e3
+    assert f["fraction_of_peak"] == pytest.approx(f["achieved_gflops"] / 3e3)
+    assert f["kernel_library_effect"] == pytest.approx(1 / 3)
+
+
+def test_the_report_and_terminal_show_one_machine_peak_and_both_gemm_ceilings(
+    tmp_path, fake_probes
+):
+    from analysis import pipeline, report, terminal
+    from analysis.table import runs_table
+
+    from .test_analysis_fakes import record, write
+
+    _, run_probe = fake_probes
+    machine = peak.machine_peak("Test CPU x8", 2, cache_dir=tmp_path / "c", run_probe=run_probe)
+    for backend in ("torch", "tensorflow"):
+        rec = record(backend, 2, [1.0], steady_step=0.01)
+        rec["machine_peak"] = machine
+        rec["kernels"] = {"summary": f"{backend} kernels x3", "onednn": {"isa": "AVX-512"}}
+        rec["flops"] = {"achieved_gflops": 50.0, "peak_gflops": 460.0} | peak.framework_ceiling(
+            machine, backend, 50.0
+        )
+        write(tmp_path / "runs", f"mlp_{backend}", rec)
+    an = pipeline.analyze(runs_table([tmp_path / "runs"]), pipeline.Options())
+    text = terminal.render(an)
+    assert (
+        "machine peak cpus=2: 460 GFLOP/s (tensorflow); each library's GEMM: numpy 100 (22%), "
+        "torch 200 (43%), tensorflow 460 (100%)  ! above the ISA x clock limit"
+    ) in text
+    html = report.write(an, tmp_path / "out").read_text()
+    assert 'id="machine-peak"' in html and "kernel-library effect" in html
+    assert 'id="kernels"' in html and "tensorflow kernels x3" in html
