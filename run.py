@@ -14,7 +14,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from twinbench import cli, launch
+from twinbench import cli, launch, lifeline
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
@@ -38,5 +38,9 @@ def main(cfg: DictConfig) -> str:
 
 
 if __name__ == "__main__":
-    cli.check_overrides(sys.argv[1:])
-    main()
+    lifeline.stop_on_signals()
+    try:
+        cli.check_overrides(sys.argv[1:])
+        main()
+    except lifeline.Interrupted as exc:
+        sys.exit(lifeline.report_interrupted(exc))

@@ -13,6 +13,8 @@ Provenance of each checksum:
 - nietzsche: none known. Keras' lstm_text_generation example downloads it without a hash and no
   reputable published SHA-256 was found, so it is None: the file is refused until someone
   confirms a copy and pins its hash here (or with data.sha256.nietzsche=...).
+
+Each file's max_bytes is its size at those URLs: a download is never allowed to bring more.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ FILES: dict[str, RemoteFile] = {
         filename="mnist.npz",
         url=KERAS_DATASETS + "mnist.npz",
         sha256="731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1",
+        max_bytes=11_490_434,
     ),
     "cifar10": RemoteFile(
         key="cifar10",
         filename="cifar-10-python.tar.gz",
         url="https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz",
         sha256="6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
+        max_bytes=170_498_071,
         # Keras 3 keeps the archive as '<dirname>_archive'; Keras 2 / tf.keras as
         # 'cifar-10-batches-py.tar.gz'. Same bytes, same checksum.
         also_cached_as=("cifar-10-batches-py-target_archive", "cifar-10-batches-py.tar.gz"),
@@ -42,12 +46,15 @@ FILES: dict[str, RemoteFile] = {
         filename="imdb.npz",
         url=KERAS_DATASETS + "imdb.npz",
         sha256="69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f",
+        max_bytes=17_464_789,
     ),
     "nietzsche": RemoteFile(
         key="nietzsche",
         filename="nietzsche.txt",
         url="https://s3.amazonaws.com/text-datasets/nietzsche.txt",
         sha256=None,  # UNCONFIRMED: see the module docstring
+        # ~600,900 bytes; no pinned copy, so the bound leaves room for another edition's copy.
+        max_bytes=1 << 20,
     ),
 }
 

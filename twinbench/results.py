@@ -64,6 +64,8 @@ def write_atomic(path: Path, record: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
+            # mkstemp creates 0600; a record is as readable as every other file of the run.
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
             json.dump(record, f, indent=2, allow_nan=False, default=_jsonable)
             f.write("\n")
             f.flush()
@@ -72,6 +74,13 @@ def write_atomic(path: Path, record: dict[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _jsonable(value: Any) -> Any:
