@@ -7,7 +7,7 @@ two steps) and the config-only cases import no framework.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import shutil
 import signal
@@ -20,31 +20,29 @@ import pytest
 
 from twinbench import REPO_ROOT
 
-from .conftest import read_result, run_cli
+from .conftest import run_cli
 
 TINY = ("model=mlp", "epochs=1", "max_steps=2")
 
 
 def start_cli(*args: str, log: Path) -> subprocess.Popen:
     """`python run.py ARGS` in the background, its output in `log`."""
-    out = open(log, "w")
-    return subprocess.Popen(
-        [sys.executable, "run.py", *args],
-        cwd=REPO_ROOT,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    with log.open("w") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            [sys.executable, "run.py", *args],
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
 
 
 def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
             found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
     return found
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
-import json
 import os
 import signal
 import subprocess
@@ -113,7 +112,8 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
     """
     cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-    with open(run_dir / LOG_FILE, "w") as log:
+    # Unbuffered: on a full disk a write fails at once, and closing has nothing left to flush.
+    with open(run_dir / LOG_FILE, "wb", buffering=0) as log:
         # Its own session: a terminal's Ctrl-C goes to the parent alone, which stops the worker
         # (lifeline.py); the worker also dies by the kernel's hand if the parent is killed.
         proc = subprocess.Popen(
@@ -126,9 +126,14 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
         )
 
         def drain() -> None:
+            writable = True
             for line in proc.stderr:
-                log.write(line)
                 tail.append(line.rstrip("\n"))
+                if writable:
+                    try:
+                        log.write(line.encode())
+                    except OSError:  # disk full: keep reading, or the worker blocks on the pipe
+                        writable = False
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
@@ -149,7 +154,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     """One fresh worker measuring `config`; returns its record (written to run_dir too)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     _archive_existing(run_dir)
-    (run_dir / SPEC_FILE).write_text(json.dumps(config, indent=2))
+    results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
     result_path = run_dir / results.RESULT_FILE
     try:
         rc, stderr_tail = start_worker(run_dir, spec.time_limit_s)

@@ -71,8 +71,10 @@ def write_atomic(path: Path, record: dict[str, Any]) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 
