@@ -225,6 +225,20 @@ def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, c
     assert line.startswith("twinbench: error: ") and message in line, line
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("seed=-1", "seed must be at least 0"), ("time_limit_s=nan", "time_limit_s must be")],
+)
+def test_the_same_rules_hold_for_a_job_that_reaches_run_job_directly(
+    override, message, compose, tmp_path
+):
+    from twinbench.launch import run_job
+
+    (record,) = run_job(compose(override), tmp_path)  # another launcher, no command line
+    assert record["error_kind"] == "config" and message in record["error"]
+    assert not (tmp_path / "worker.log").exists()
+
+
 def test_a_config_error_of_a_single_run_creates_no_run_folder(tmp_path):
     run_dir = tmp_path / "run"
     proc = run_cli("seed=-1", f"hydra.run.dir={run_dir}")

@@ -7,6 +7,7 @@ schema is documented in the README ("Result schema").
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -119,7 +120,18 @@ def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str,
         "epoch_times_s": [],
         # The machine, so a failure is reported beside the runs of the same hardware.
         "environment": environment.describe(),
-        "config": config,
+        "config": _json_safe(config),  # a refused nan must not make the record unwritable
     }
     record.update(extra)
     return record
+
+
+def _json_safe(value: Any) -> Any:
+    """Non-finite floats (which strict JSON cannot hold) as their text, everything else as is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value

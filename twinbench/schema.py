@@ -166,6 +166,19 @@ def _like_default(name: str, value: Any, default: Any) -> None:
         raise ConfigError(f"{name} must be text, got {value!r}")
 
 
+def check_rules(config: Mapping[str, Any]) -> None:
+    """The values of the keys twinbench reads (top level, `measure`, `data`).
+
+    Also applied to every job's config where it is built (config.build_spec), whoever composed it.
+    """
+    for key, check in TOP_LEVEL.items():
+        if key in config:
+            check(key, config[key])
+    _section("measure", config.get("measure", {}), MEASURE)
+    data = config.get("data") or {}
+    _section("data", data, DATA.get(data.get("source"), DATA["synthetic"]))
+
+
 def validate(config: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
     """Check a resolved job config against the rules and against `defaults`, the same groups'
     config composed without value overrides (so each group's yaml defines its keys)."""
@@ -178,12 +191,7 @@ def validate(config: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
     for key in config:
         if key not in expected:
             raise ConfigError(f"unknown key '{key}'; valid keys: {', '.join(sorted(expected))}")
-    for key, check in TOP_LEVEL.items():
-        if key in config:
-            check(key, config[key])
-    _section("measure", config.get("measure", {}), MEASURE)
-    data = config.get("data") or {}
-    _section("data", data, DATA.get(data.get("source"), DATA["synthetic"]))
+    check_rules(config)
     for group in ("model", "opt"):
         _like_default(group, config.get(group), defaults.get(group))
     # Backend settings: their allowed values live in frameworks/settings.py (config.build_spec).
