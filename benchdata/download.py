@@ -10,6 +10,14 @@ exists under the final name, where a later run would take it for a good copy.
 
 Errors are one line each (the worker records `ErrorType: message` and the CLI prints it) and say
 what to do: where to put the file by hand, or which file to delete.
+
+A download may bring at most the real file's size (RemoteFile.max_bytes), and is refused up front
+when the cache has less free space than that: a misbehaving mirror cannot fill the disk.
+
+Why not pooch: its retrieve/fetch replace a cached file whose hash differs by downloading again,
+where twinbench must refuse it and say so; its retries live in that same fetch; and its
+HTTPDownloader has no size bound and hashes the file on disk rather than the bytes that are then
+parsed. What would remain of it is a requests loop and a progress bar, for two more dependencies.
 """
 
 from __future__ import annotations
