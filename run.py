@@ -6,6 +6,7 @@ This process never imports torch or tensorflow.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,13 +15,16 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from twinbench import cli, launch
+from twinbench import cli, launch, lifeline
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> str:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)
+    try:
+        records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)
+    except OSError as exc:  # disk full or unwritable: one line; finished runs stay as they are
+        cli.fail(cli.describe_os_error(exc), code=1)
     single_run = HydraConfig.get().mode == RunMode.RUN
     for record in records:
         if record["status"] == "ok":
@@ -38,5 +42,14 @@ def main(cfg: DictConfig) -> str:
 
 
 if __name__ == "__main__":
-    cli.check_overrides(sys.argv[1:])
-    main()
+    lifeline.stop_on_signals()
+    # Hydra would print its own report of an exception and exit 1; let it reach the handlers
+    # here instead, which say it in one line.
+    os.environ.setdefault("HYDRA_FULL_ERROR", "1")
+    try:
+        cli.check_overrides(sys.argv[1:])
+        main()
+    except lifeline.Interrupted as exc:
+        sys.exit(lifeline.report_interrupted(exc))
+    except OSError as exc:  # disk full, read-only or vanished output directory
+        cli.fail(cli.describe_os_error(exc), code=1)

@@ -11,6 +11,7 @@ exit status 2; `collect` exits 1 when it found incompatible records (the table i
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -128,6 +129,11 @@ def report_main(argv: list[str]) -> int:
         inputs=args.paths,
     )
     if args.unstable_width is not None:
+        if not (math.isfinite(args.unstable_width) and args.unstable_width > 0):
+            raise AnalysisError(
+                f"--unstable-width must be a positive fraction of the median (e.g. 0.1), got "
+                f"{args.unstable_width}"
+            )
         options.unstable_width = args.unstable_width
     an = pipeline.analyze(runs_table(args.paths), options)
     path = report.write(an, args.out or _default_out(args.paths[0]))

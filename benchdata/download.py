@@ -10,6 +10,14 @@ exists under the final name, where a later run would take it for a good copy.
 
 Errors are one line each (the worker records `ErrorType: message` and the CLI prints it) and say
 what to do: where to put the file by hand, or which file to delete.
+
+A download may bring at most the real file's size (RemoteFile.max_bytes), and is refused up front
+when the cache has less free space than that: a misbehaving mirror cannot fill the disk.
+
+Why not pooch: its retrieve/fetch replace a cached file whose hash differs by downloading again,
+where twinbench must refuse it and say so; its retries live in that same fetch; and its
+HTTPDownloader has no size bound and hashes the file on disk rather than the bytes that are then
+parsed. What would remain of it is a requests loop and a progress bar, for two more dependencies.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import hashlib
 import http.client
 import os
 import re
+import shutil
 import sys
 import tempfile
 import urllib.error
@@ -64,6 +73,10 @@ class RemoteFile:
     url: str  # the canonical public URL
     sha256: str | None  # pinned checksum; None = not yet confirmed (the file is refused)
     also_cached_as: tuple[str, ...] = ()  # names other Keras versions cached the same file under
+    # The most bytes a download may bring: the real file's size. A server that sends more (or
+    # streams without end) is cut off there, and a cache without this much free space is refused
+    # before the transfer starts. None = no bound (only for files whose size is not known).
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -189,12 +202,21 @@ class FileStore:
                 f"writable ({exc.strerror or exc}); set data.cache_dir, or {by_hand}"
             ) from None
         tmp = Path(tmp_name)
+        free = _free_bytes(self.cache_dir)
+        if f.max_bytes is not None and free is not None and free < f.max_bytes:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise DataUnavailable(
+                f"{f.filename} needs {f.max_bytes:,} bytes but the cache directory "
+                f"{self.cache_dir} has only {free:,} free; free some space, set data.cache_dir "
+                f"to a larger disk, or {by_hand}"
+            )
         self._say(f"downloading {f.filename} from {url} to {self.cache_dir}")
         try:
             with os.fdopen(fd, "wb") as out:
                 os.fchmod(out.fileno(), 0o644)  # mkstemp's 0600 would hide a shared cache's files
                 try:
-                    actual, size = _transfer(url, out, self.timeout_s)
+                    actual, size = _transfer(url, out, self.timeout_s, f.max_bytes)
                 except _TransferFailed as exc:
                     raise DataUnavailable(
                         f"{f.filename} is not in {self.cache_dir} and could not be downloaded "
@@ -221,14 +243,34 @@ class _TransferFailed(Exception):
     """Why a download failed, in a few words."""
 
 
-def _transfer(url: str, out, timeout_s: float) -> tuple[str, int]:
-    """Stream `url` into `out`; return (sha256, size). Any failure raises _TransferFailed."""
+def _free_bytes(directory: Path) -> int | None:
+    try:
+        return shutil.disk_usage(directory).free
+    except OSError:
+        return None  # unknown: the bound on the transfer still holds
+
+
+def _transfer(url: str, out, timeout_s: float, max_bytes: int | None) -> tuple[str, int]:
+    """Stream `url` into `out`; return (sha256, size). Any failure raises _TransferFailed.
+
+    At most `max_bytes` are accepted: a larger announced length is refused before the body is
+    read, and a body that runs past it is cut off there.
+    """
     digest, size = hashlib.sha256(), 0
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response:
             length = response.headers.get("Content-Length")
             expected_size = int(length) if length and length.strip().isdigit() else None
+            if max_bytes is not None and expected_size is not None and expected_size > max_bytes:
+                raise _TransferFailed(
+                    f"the server announces {expected_size:,} bytes but the file has "
+                    f"{max_bytes:,}; refused"
+                )
             while chunk := response.read(CHUNK):
+                if max_bytes is not None and size + len(chunk) > max_bytes:
+                    raise _TransferFailed(
+                        f"the server sent more than the file's {max_bytes:,} bytes; cut off"
+                    )
                 out.write(chunk)
                 digest.update(chunk)
                 size += len(chunk)

@@ -16,6 +16,8 @@ Provenance of each checksum:
   corpus length 600,893 characters after utf-8 decoding, 57 distinct after lowercasing (see
   NIETZSCHE_CHARS and NIETZSCHE_VOCAB below). A different copy is refused; pin it with
   data.sha256.nietzsche=... if you have confirmed it yourself.
+
+Each file's max_bytes is its size at those URLs: a download is never allowed to bring more.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ FILES: dict[str, RemoteFile] = {
         filename="mnist.npz",
         url=KERAS_DATASETS + "mnist.npz",
         sha256="731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1",
+        max_bytes=11_490_434,
     ),
     "cifar10": RemoteFile(
         key="cifar10",
         filename="cifar-10-python.tar.gz",
         url="https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz",
         sha256="6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
+        max_bytes=170_498_071,
         # Keras 3 keeps the archive as '<dirname>_archive'; Keras 2 / tf.keras as
         # 'cifar-10-batches-py.tar.gz'. Same bytes, same checksum.
         also_cached_as=("cifar-10-batches-py-target_archive", "cifar-10-batches-py.tar.gz"),
@@ -45,6 +49,7 @@ FILES: dict[str, RemoteFile] = {
         filename="imdb.npz",
         url=KERAS_DATASETS + "imdb.npz",
         sha256="69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f",
+        max_bytes=17_464_789,
     ),
     "nietzsche": RemoteFile(
         key="nietzsche",
@@ -53,6 +58,7 @@ FILES: dict[str, RemoteFile] = {
         # Provenance: the cvasii23/nietzsche copy, whose sizes match Keras' example output
         # (module docstring).
         sha256="9cb94a5f1f8d1359e2e018fa67306eba4ae03942b8c44643eececded39e096df",
+        max_bytes=600_901,  # the pinned copy's size
     ),
 }
 

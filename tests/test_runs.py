@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from twinbench.results import STABLE_KEYS
@@ -81,4 +83,5 @@ def test_an_earlier_result_in_the_same_directory_is_kept_or_reused(tmp_path):
     assert again.returncode == 0 and "resume:" in again.stdout
     assert (tmp_path / "result.json").read_text() == first
     assert run_cli(*args, "force=true").returncode == 0  # measured again; the old one kept
-    assert (tmp_path / "result.previous-1.json").read_text() == first
+    archived = json.loads((tmp_path / "result.previous-1.json").read_text())
+    assert archived == {**json.loads(first), "steps_file": "steps.previous-1.json"}

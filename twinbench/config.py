@@ -65,6 +65,9 @@ def _positive_int(name: str, value: Any) -> int:
 
 def build_spec(config: dict[str, Any]) -> RunSpec:
     """Validate a resolved config (plain dict) and fill the defaults that depend on the machine."""
+    from twinbench import schema
+
+    schema.check_rules(config)
     backend = config["backend"]["name"]
     model = config["model"]["name"]
     for group, choice in (("backend", backend), ("model", model)):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
-import json
 import os
 import signal
 import subprocess
@@ -21,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, adaptive, results
+from twinbench import REPO_ROOT, adaptive, lifeline, results
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -36,14 +35,37 @@ class TimeLimitExceeded(RuntimeError):
     pass
 
 
+# What one measurement leaves in its directory; force=true archives them together.
+RUN_FILES = (results.RESULT_FILE, "steps.json", LOG_FILE, SPEC_FILE)
+
+
 def _archive_existing(run_dir: Path) -> None:
-    """Never overwrite an earlier result: move it aside under a unique name."""
-    old = run_dir / results.RESULT_FILE
-    if old.exists():
-        n = 1
-        while (run_dir / f"result.previous-{n}.json").exists():
-            n += 1
-        old.rename(run_dir / f"result.previous-{n}.json")
+    """Never overwrite an earlier run: move its files aside together, under one free number.
+
+    result.json becomes result.previous-N.json, steps.json steps.previous-N.json, and so on, and
+    the archived record's steps_file names its own archived steps, not the next run's.
+    """
+    if not (run_dir / results.RESULT_FILE).exists():
+        return
+    n = 1
+    while any((run_dir / _archived(name, n)).exists() for name in RUN_FILES):
+        n += 1
+    for name in RUN_FILES:
+        if (run_dir / name).exists():
+            (run_dir / name).rename(run_dir / _archived(name, n))
+    archived = run_dir / _archived(results.RESULT_FILE, n)
+    try:
+        record = results.read(archived)
+    except (OSError, ValueError):
+        return  # kept as it was: unreadable records are archived, not repaired
+    if record.get("steps_file"):
+        record["steps_file"] = _archived(record["steps_file"], n)
+        results.write_atomic(archived, record)
+
+
+def _archived(name: str, n: int) -> str:
+    stem, dot, ext = name.partition(".")
+    return f"{stem}.previous-{n}{dot}{ext}"
 
 
 @contextlib.contextmanager
@@ -70,8 +92,16 @@ def _worker_env() -> dict[str, str]:
     env = dict(os.environ)
     # The worker imports the project's packages from the repository, wherever Hydra runs.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env[lifeline.PARENT_PID_ENV] = str(os.getpid())
     env[SPAWN_NS_ENV] = str(time.perf_counter_ns())
     return env
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker and everything it started (its own process group), then reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int, list[str]]:
@@ -82,28 +112,39 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
     """
     cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-    with open(run_dir / LOG_FILE, "w") as log:
+    # Unbuffered: on a full disk a write fails at once, and closing has nothing left to flush.
+    with open(run_dir / LOG_FILE, "wb", buffering=0) as log:
+        # Its own session: a terminal's Ctrl-C goes to the parent alone, which stops the worker
+        # (lifeline.py); the worker also dies by the kernel's hand if the parent is killed.
         proc = subprocess.Popen(
-            cmd, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True, env=_worker_env()
+            cmd,
+            cwd=REPO_ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_worker_env(),
+            start_new_session=True,
         )
 
         def drain() -> None:
+            writable = True
             for line in proc.stderr:
-                log.write(line)
                 tail.append(line.rstrip("\n"))
+                if writable:
+                    try:
+                        log.write(line.encode())
+                    except OSError:  # disk full: keep reading, or the worker blocks on the pipe
+                        writable = False
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
         try:
             rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            _kill_group(proc)
             reader.join()
             raise TimeLimitExceeded(f"run exceeded its time limit of {time_limit_s:g} s") from None
         except BaseException:  # Ctrl-C or a launcher's signal: never leave a worker behind
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
+            _kill_group(proc)
             raise
         reader.join()
     return rc, list(tail)
@@ -113,7 +154,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     """One fresh worker measuring `config`; returns its record (written to run_dir too)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     _archive_existing(run_dir)
-    (run_dir / SPEC_FILE).write_text(json.dumps(config, indent=2))
+    results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
     result_path = run_dir / results.RESULT_FILE
     try:
         rc, stderr_tail = start_worker(run_dir, spec.time_limit_s)
@@ -182,12 +223,14 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
         )
 
     def measure_repeat(i: int, rep_dir: Path) -> dict[str, Any]:
-        done = None if spec.force else _reusable(rep_dir / results.RESULT_FILE, key)
-        if done is not None:
-            print(f"  resume: {rep_dir} already measured (run_key {key}); skipped", flush=True)
-            return done
         rep_config = {**config, "repeat": i, "run_key": key}
+        # The reuse check belongs under the lock too: an identical sweep running alongside may
+        # have measured this run while this one waited for its turn.
         with measurement_lock(None if spec.allow_parallel else spec.lock_file):
+            done = None if spec.force else _reusable(rep_dir / results.RESULT_FILE, key)
+            if done is not None:
+                print(f"  resume: {rep_dir} already measured (run_key {key}); skipped", flush=True)
+                return done
             return measure_once(spec, rep_config, rep_dir)
 
     if adaptive_plan is not None:  # measure.target_rel_width: repeat until the interval is narrow

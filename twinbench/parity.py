@@ -495,6 +495,14 @@ def main(argv: list[str]) -> int:
         stage(framework, model_name, Path(workdir))
         return 0
     names = group_choices("model") if argv == ["--all"] or not argv else argv
+    unknown = [name for name in names if name not in group_choices("model")]
+    if unknown:
+        from twinbench import cli
+
+        cli.fail(
+            f"unknown model '{unknown[0]}'; choose one of: {', '.join(group_choices('model'))} "
+            "(or --all)"
+        )
     failed = 0
     for name in names:
         report = check(name)

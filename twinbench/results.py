@@ -7,6 +7,7 @@ schema is documented in the README ("Result schema").
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -64,14 +65,25 @@ def write_atomic(path: Path, record: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
+            # mkstemp creates 0600; a record is as readable as every other file of the run.
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
             json.dump(record, f, indent=2, allow_nan=False, default=_jsonable)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _jsonable(value: Any) -> Any:
@@ -108,7 +120,18 @@ def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str,
         "epoch_times_s": [],
         # The machine, so a failure is reported beside the runs of the same hardware.
         "environment": environment.describe(),
-        "config": config,
+        "config": _json_safe(config),  # a refused nan must not make the record unwritable
     }
     record.update(extra)
     return record
+
+
+def _json_safe(value: Any) -> Any:
+    """Non-finite floats (which strict JSON cannot hold) as their text, everything else as is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value

@@ -304,6 +304,9 @@ def models_module(name: str):
 
 
 def main(argv: list[str]) -> int:
+    from twinbench import lifeline
+
+    lifeline.die_with_parent()
     run_dir = Path(argv[1])
     raw = results.read(run_dir / SPEC_FILE)
     try:
