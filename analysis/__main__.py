@@ -98,10 +98,10 @@ def _default_out(first: Path) -> Path:
     """The first results dir; but never inside a folder of 2017 logs, which is reference data
     (often shared or read-only): those reports go to results/reports/2017-logs/."""
     from analysis import legacy
-    from twinbench import REPO_ROOT
+    from twinbench import WORK_ROOT
 
     if first.is_dir() and legacy.find_root(first) is not None:
-        return REPO_ROOT / LEGACY_OUT
+        return WORK_ROOT / LEGACY_OUT
     return first if first.is_dir() else first.parent
 
 

@@ -72,3 +72,45 @@ def check_overrides(args: list[str]) -> None:
         validate_overrides(args)
     except ConfigError as exc:
         fail(str(exc))
+
+
+COMMANDS = {
+    "run": "train and measure: Hydra overrides, add -m to sweep "
+    "(twinbench run -m backend=torch,tensorflow cpus=1,null)",
+    "report": "compare collected results: report.html, charts, tables "
+    "(twinbench report results/sweeps/<dir>)",
+    "collect": "gather result.json files into one Parquet/CSV table",
+    "parity": "equivalence certificate of a model in both frameworks (twinbench parity mlp)",
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: twinbench <command> [arguments]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {text}" for name, text in COMMANDS.items()]
+    lines += ["", "twinbench <command> --help describes a command's arguments."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The installed `twinbench` command: one entry point in front of the three tools."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command == "run":
+        from twinbench.run import main_from_command_line
+
+        sys.argv = ["twinbench run", *rest]  # Hydra reads its overrides from sys.argv
+        main_from_command_line()
+        return 0
+    if command in ("report", "collect"):
+        from analysis.__main__ import main as analysis_main
+
+        return analysis_main([command, *rest])
+    if command == "parity":
+        from twinbench.parity import main as parity_main
+
+        return parity_main(rest)
+    fail(f"unknown command '{command}'; choose one of: {', '.join(COMMANDS)}")

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, results
+from twinbench import REPO_ROOT, WORK_ROOT, results
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -84,7 +84,7 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
     with open(run_dir / LOG_FILE, "w") as log:
         proc = subprocess.Popen(
-            cmd, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True, env=_worker_env()
+            cmd, cwd=WORK_ROOT, stderr=subprocess.PIPE, text=True, env=_worker_env()
         )
 
         def drain() -> None:

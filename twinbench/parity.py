@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from twinbench import REPO_ROOT, environment, results
+from twinbench import REPO_ROOT, WORK_ROOT, environment, results
 from twinbench.config import CONF_DIR, group_choices
 
 STEPS = 5
 BATCH = 32
 PROBE = 64
 NEGLIGIBLE_EPS = 1e-30  # epsilon that vanishes next to any non-zero gradient moment
-CERT_DIR = REPO_ROOT / "results" / "parity"
+CERT_DIR = WORK_ROOT / "results" / "parity"
 
 # float32 tolerances. Forward: both compute the same sums in different orders (oneDNN vs MKL).
 FORWARD_RTOL, FORWARD_ATOL = 1e-4, 1e-5

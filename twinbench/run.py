@@ -1,0 +1,48 @@
+"""The Hydra app behind `python run.py ...` and `twinbench run ...` (add -m to sweep).
+
+Thin on purpose: Hydra composes conf/, twinbench.launch runs each job in fresh workers.
+This process never imports torch or tensorflow. The module is named `run` because Hydra names a
+job's log file after the file that holds @hydra.main: each run keeps its run.log.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
+
+from twinbench import CONF_DIR, cli, launch
+
+
+# An absolute path: conf/ is beside the packages in a checkout, inside twinbench/ when installed.
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+def main(cfg: DictConfig) -> str:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)
+    single_run = HydraConfig.get().mode == RunMode.RUN
+    for record in records:
+        if record["status"] == "ok":
+            print(launch.summary(record), flush=True)
+        elif not (single_run and len(records) == 1):  # a lone failure is the error line below
+            print(launch.summary(record), file=sys.stderr, flush=True)
+    if len(records) > 1:
+        print(launch.repeats_summary(launch.summarize_repeats(records)), flush=True)
+    failed = [r for r in records if r["status"] != "ok"]
+    if failed and single_run:
+        # A single run fails loudly; in a sweep the job is recorded and the sweep goes on.
+        config_error = failed[0].get("error_kind") == "config"
+        cli.fail(failed[0]["error"], code=2 if config_error else 1)
+    return "failed" if failed else "ok"
+
+
+def main_from_command_line() -> None:
+    cli.check_overrides(sys.argv[1:])
+    main()
+
+
+if __name__ == "__main__":
+    main_from_command_line()
