@@ -36,12 +36,23 @@ def fmt(v: Any, kind: str) -> str:
     if kind == "pct":
         return f"{v:.1%}"
     if kind == "money":
-        return f"{v:.4g}"
+        return money(v)
     if kind == "g":
         return f"{v:.6g}"
     if kind == "bool":
         return "yes" if v else "no"
     return str(v)
+
+
+def money(v: float, currency: str = "") -> str:
+    """Three significant digits, never in e-notation, at least cents: 0.0000366, 0.42, 1,234.00
+    (the CSV keeps every digit)."""
+    if v == 0 or missing(v):
+        text = "0.00"
+    else:
+        decimals = max(2, 2 - math.floor(math.log10(abs(v))))
+        text = f"{v:,.{decimals}f}"
+    return f"{text} {currency}" if currency else text
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,6 +61,10 @@ class Page:
     def add(self, markup: str) -> None:
         self.parts.append(markup)
 
+    def anchors(self) -> set[str]:
+        """The ids of the sections written so far: the header links only to those."""
+        return set(re.findall(r'<h2 id="([^"]+)"', "".join(self.parts)))
+
     def figure(self, fig: Any, name: str, alt: str) -> None:
         data = charts.png(fig)
         path = self.files / "figures" / f"{slug(name)}.png"
@@ -94,6 +99,12 @@ REL_COLS = [
     Col("cost_rel", "cost vs baseline", "x"),
     Col("flags", "flags"),
 ]
+
+
+def _priced(cols: list[Col], currency: str) -> list[Col]:
+    """Money columns name their currency in the header."""
+    names = {"price_per_hour": f"price ({currency}/h)", "cost": f"cost ({currency})"}
+    return [Col(c.name, names.get(c.name, c.header), c.kind) for c in cols]
 
 
 def section_relative(page: Page, an: Analysis) -> None:
@@ -131,7 +142,7 @@ def section_relative(page: Page, an: Analysis) -> None:
                 f"relative_{source}_{workload}",
                 f"{workload}: time and cost relative to {base.label}",
             )
-            page.add(table_html(rows, REL_COLS, stability_class))
+            page.add(table_html(rows, _priced(REL_COLS, price.currency), stability_class))
         page.csv(rel, f"relative_{source}")
 
 
@@ -523,7 +534,7 @@ def section_runs(page: Page, an: Analysis) -> None:
     page.csv(an.configs, "configurations")
 
 
-def _header(an: Analysis) -> str:
+def _header(an: Analysis, present: set[str]) -> str:
     runs = an.runs
     ok = int((runs["status"] == "ok").sum())
     inputs = ", ".join(str(p) for p in an.options.inputs)
@@ -542,6 +553,7 @@ def _header(an: Analysis) -> str:
             ("failed", "failures"),
             ("runs", "all runs"),
         ]
+        if a in present
     )
     return (
         "<h1>twinbench report</h1>"
@@ -568,7 +580,6 @@ def write(an: Analysis, out: Path) -> Path:
             f"cannot write the report into {out}: {exc.strerror or exc}; choose a folder with --out"
         ) from None
     page = Page(out)
-    page.add(_header(an))
     for section in (
         section_relative,
         section_legacy,
@@ -582,6 +593,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_runs,
     ):
         section(page, an)
+    page.parts.insert(0, _header(an, page.anchors()))
     html_text = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<title>twinbench report</title>"

@@ -18,6 +18,8 @@ def _fmt(value: Any, kind: str = "") -> str:
         return f"{value:.2f}x"
     if kind == "s":
         return f"{value:.4g}"
+    if kind == "ms":  # step times: milliseconds, as in the run summaries and the report
+        return f"{value * 1e3:.4g}"
     return str(value)
 
 
@@ -29,8 +31,13 @@ def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def _unit(metric: str) -> str:
+    """Training time in seconds; a step time in milliseconds."""
+    return "ms" if metric == "steady_step" else "s"
+
+
 def relative_lines(an: Analysis) -> list[str]:
-    lines = []
+    lines, unit = [], _unit(an.options.metric)
     for source, base in an.baselines.items():
         rel = an.relative[an.relative["source"] == source]
         if rel.empty:
@@ -44,24 +51,26 @@ def relative_lines(an: Analysis) -> list[str]:
                 str(r["workload"]),
                 str(r["config_label"]),
                 str(r["n_ok"]),
-                _fmt(r["time"], "s"),
+                _fmt(r["time"], unit),
                 _fmt(r["time_rel"], "x"),
                 _fmt(r["cost_rel"], "x"),
                 str(r["flags"]),
             ]
             for _, r in rel.iterrows()
         ]
-        header = ["workload", "configuration", "runs", "time s", "time", "cost", "flags"]
+        header = ["workload", "configuration", "runs", f"time {unit}", "time", "cost", "flags"]
         lines += [*_grid(header, rows), ""]
     return lines
 
 
 def framework_lines(an: Analysis) -> list[str]:
-    lines = _framework_table(an.framework, an.metric_name)
+    lines = _framework_table(an.framework, an.metric_name, _unit(an.options.metric))
     if an.options.metric != "steady_step":
         # Training time includes each run's tracing and warm-up; the steady-state step ratio
         # beside it separates the framework's speed from its start-up.
-        lines += _framework_table(_steady_framework(an), summary.METRICS["steady_step"][1])
+        lines += _framework_table(
+            _steady_framework(an), summary.METRICS["steady_step"][1], _unit("steady_step")
+        )
     return lines
 
 
@@ -74,7 +83,7 @@ def _steady_framework(an: Analysis) -> pd.DataFrame:
     return effects.framework(configs, an.options.unstable_width)
 
 
-def _framework_table(fe: pd.DataFrame, metric_name: str) -> list[str]:
+def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]:
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
@@ -91,14 +100,23 @@ def _framework_table(fe: pd.DataFrame, metric_name: str) -> list[str]:
                 str(r["workload"]),
                 str(r["machine"]),
                 where,
-                _fmt(r["torch_time"], "s"),
-                _fmt(r["tensorflow_time"], "s"),
+                _fmt(r["torch_time"], unit),
+                _fmt(r["tensorflow_time"], unit),
                 _fmt(r["ratio"], "x"),
                 ci,
                 str(r["verdict"]),
             ]
         )
-    header = ["workload", "machine", "cores", "torch s", "tensorflow s", "ratio", "95% CI", ""]
+    header = [
+        "workload",
+        "machine",
+        "cores",
+        f"torch {unit}",
+        f"tensorflow {unit}",
+        "ratio",
+        "95% CI",
+        "",
+    ]
     title = f"framework effect: torch / TensorFlow {metric_name} (below 1: torch faster)"
     return [title, *_grid(header, rows), ""]
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, WORK_ROOT, results
+from twinbench import REPO_ROOT, WORK_ROOT, progress, results
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -74,8 +74,11 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int, list[str]]:
-    """Run the worker; its stdout (progress) passes through, its stderr goes to worker.log.
+def start_worker(
+    run_dir: Path, time_limit_s: float | None = None, quiet: bool = False
+) -> tuple[int, list[str]]:
+    """Run the worker; its stdout (progress) goes to logging and the terminal through
+    progress.Relay, its stderr to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
     Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
@@ -84,7 +87,12 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
     with open(run_dir / LOG_FILE, "w") as log:
         proc = subprocess.Popen(
-            cmd, cwd=WORK_ROOT, stderr=subprocess.PIPE, text=True, env=_worker_env()
+            cmd,
+            cwd=WORK_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_worker_env(),
         )
 
         def drain() -> None:
@@ -94,18 +102,24 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
+        relay = threading.Thread(
+            target=progress.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
+        )
+        relay.start()
         try:
             rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             reader.join()
+            relay.join()
             raise TimeLimitExceeded(f"run exceeded its time limit of {time_limit_s:g} s") from None
         except BaseException:  # Ctrl-C or a launcher's signal: never leave a worker behind
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             raise
         reader.join()
+        relay.join()
     return rc, list(tail)
 
 
@@ -116,7 +130,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     (run_dir / SPEC_FILE).write_text(json.dumps(config, indent=2))
     result_path = run_dir / results.RESULT_FILE
     try:
-        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s)
+        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s, bool(config.get("quiet")))
     except TimeLimitExceeded as exc:
         record = results.failed_record(config, str(exc), error_kind="time_limit")
         results.write_atomic(result_path, record)

@@ -192,6 +192,8 @@ class ParityReport:
 def _run_stages(model_name: str, eps: float | None) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
         for framework in ("tensorflow", "torch"):
+            what = "configured optimizer" if eps is None else "equal-formula check"
+            print(f"parity: {model_name}: {framework} half ({what})...", flush=True)
             cmd = [
                 sys.executable,
                 "-m",

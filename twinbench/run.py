@@ -7,6 +7,7 @@ job's log file after the file that holds @hydra.main: each run keeps its run.log
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -15,22 +16,26 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from twinbench import CONF_DIR, cli, launch
+from twinbench import CONF_DIR, cli, launch, progress
+
+log = logging.getLogger("twinbench.run")
 
 
 # An absolute path: conf/ is beside the packages in a checkout, inside twinbench/ when installed.
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> str:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
+    if cfg.get("quiet"):
+        progress.quiet_console()
     records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)
     single_run = HydraConfig.get().mode == RunMode.RUN
     for record in records:
         if record["status"] == "ok":
-            print(launch.summary(record), flush=True)
+            progress.emit(launch.summary(record), log)
         elif not (single_run and len(records) == 1):  # a lone failure is the error line below
             print(launch.summary(record), file=sys.stderr, flush=True)
     if len(records) > 1:
-        print(launch.repeats_summary(launch.summarize_repeats(records)), flush=True)
+        progress.emit(launch.repeats_summary(launch.summarize_repeats(records)), log)
     failed = [r for r in records if r["status"] != "ok"]
     if failed and single_run:
         # A single run fails loudly; in a sweep the job is recorded and the sweep goes on.

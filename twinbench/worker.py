@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, parity, results
+from twinbench import cpu, environment, parity, progress, results
 from twinbench.config import RunSpec, spec_from_file
 
 SPEC_FILE = "spec.json"
@@ -108,12 +108,15 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     from frameworks.timing import RunClock
 
     # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
+    label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
+    progress.status(f"[{label}] data: {spec.model_cfg['dataset']} ({spec.data['source']})...")
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
     mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
     t_data_end = time.perf_counter_ns()
 
+    progress.status(f"[{label}] importing {spec.backend}...")
     t0 = time.perf_counter_ns()
     backend = get_backend(spec.backend)  # the framework import happens here
     t_import = time.perf_counter_ns()
@@ -125,6 +128,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     backend.seed(spec.seed)
     peak = None
     if spec.measure.get("peak_probe", True):
+        progress.status(f"[{label}] measuring the matmul peak with these threads...")
         peak = backend.matmul_gflops(
             int(spec.measure.get("peak_probe_size", 2048)),
             float(spec.measure.get("peak_probe_seconds", 1.0)),
@@ -147,7 +151,10 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     t_train = time.perf_counter_ns()
 
     clock = RunClock()
-    history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
+    progress.status(f"[{label}] training: first steps include tracing and warm-up...")
+    # A separate thread reads the clock once a second: nothing is added to the timed steps.
+    with progress.EpochProgress(clock, label, spec.epochs, plan.steps_per_epoch):
+        history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
 
     settings_in_effect = backend.settings_report()
     step_ns = clock.step_times_ns()
