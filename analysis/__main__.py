@@ -70,6 +70,12 @@ def _report_parser() -> argparse.ArgumentParser:
         "than this fraction of its median (default twinbench.stats' 0.10)",
     )
     p.add_argument(
+        "--target-accuracy",
+        type=float,
+        default=None,
+        help="validation accuracy to reach: the report gives each run's wall-clock time to it",
+    )
+    p.add_argument(
         "--parity-dir",
         type=Path,
         action="append",
@@ -126,6 +132,7 @@ def report_main(argv: list[str]) -> int:
         metric=args.metric,
         parity_dirs=args.parity_dir,
         inputs=args.paths,
+        target_accuracy=args.target_accuracy,
     )
     if args.unstable_width is not None:
         options.unstable_width = args.unstable_width

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects
+from analysis import charts, effects, runcharts, rundetail
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -390,6 +390,9 @@ def section_startup(page: Page, an: Analysis) -> None:
         "compilation in the first step, and the rest of what happens before training runs "
         "at speed.</p>"
     )
+    detail = rundetail.first_repeats(rundetail.details(an.runs))
+    if not detail.empty:
+        page.figure(runcharts.startup_phases(detail), "startup", "start-up phase by phase")
     shown = ours[["workload", "config_label", "n_ok", *cols]]
     page.add(
         table_html(
@@ -403,6 +406,69 @@ def section_startup(page: Page, an: Analysis) -> None:
         )
     )
     page.csv(shown, "startup")
+
+
+DETAIL_COLS = [
+    Col("workload", "workload"),
+    Col("config_label", "configuration"),
+    Col("repeat", "repeat", "g"),
+    Col("batch_size", "batch", "g"),
+    Col("median_step_ms", "median step (ms)", "s"),
+    Col("p95_step_ms", "95th pct step (ms)", "s"),
+    Col("steady_samples_per_s", "samples/s", "s"),
+    Col("time_to_target_s", "time to target (s)", "s"),
+    Col("peak_rss_mib", "peak RSS (MiB)", "s"),
+    Col("cpu_time_training_s", "CPU time in training (s)", "s"),
+    Col("busy_cores_training", "busy cores", "s"),
+]
+
+
+def _detail_table(detail: pd.DataFrame, target: float | None) -> pd.DataFrame:
+    def quantile(values: list[float], q: float) -> float | None:
+        return float(pd.Series(values).quantile(q)) if values else None
+
+    shown = detail.assign(
+        median_step_ms=[quantile(v, 0.5) for v in detail["steady_step_ms"]],
+        p95_step_ms=[quantile(v, 0.95) for v in detail["steady_step_ms"]],
+    )
+    drop = ["steady_step_ms", "epoch_times_s", "val_accuracy", "val_loss"]
+    if target is None:
+        drop.append("time_to_target_s")
+    return shown.drop(columns=drop)
+
+
+def section_inside_runs(page: Page, an: Analysis) -> None:
+    target = an.options.target_accuracy
+    detail = rundetail.details(an.runs, target)
+    if detail.empty:
+        return
+    page.add('<h2 id="inside">Inside the runs: epochs, steps, throughput, memory</h2>')
+    page.add(
+        "<p>One run per configuration in the charts (its first repeat); every run in the "
+        "table. Step times come from each run's <code>steps.json</code>, steady state only "
+        "(the run's first steps and each epoch's first step left out). Peak RSS is the "
+        "worker's resident-memory high-water mark; CPU time and busy cores (CPU seconds per "
+        "wall second) cover training, read before and after it, never inside a step."
+        + (f" Time to target: wall-clock until validation accuracy first reached {target:g}."
+           if target is not None else "")
+        + "</p>"
+    )  # fmt: skip
+    firsts = rundetail.first_repeats(detail)
+    for workload, rows in firsts.groupby("workload", sort=False):
+        page.add(f"<h3>{esc(workload)}</h3>")
+        page.figure(
+            runcharts.epochs_steps_throughput(rows, str(workload)),
+            f"inside_{workload}",
+            f"{workload}: time per epoch, step-time distribution, throughput",
+        )
+        page.figure(
+            runcharts.wallclock_curves(rows, str(workload), target),
+            f"wallclock_{workload}",
+            f"{workload}: validation accuracy and loss against wall-clock time",
+        )
+    table = _detail_table(detail, target)
+    page.add(table_html(table, DETAIL_COLS))
+    page.csv(table, "inside_runs")
 
 
 PARITY_COLS = [
@@ -547,6 +613,7 @@ def _header(an: Analysis, present: set[str]) -> str:
             ("framework", "framework"),
             ("hardware", "hardware"),
             ("software", "software"),
+            ("inside", "inside runs"),
             ("peak", "peak"),
             ("parity", "equivalence"),
             ("environment", "environment"),
@@ -586,6 +653,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_framework,
         section_hardware,
         section_software,
+        section_inside_runs,
         section_peak,
         section_startup,
         section_parity,
