@@ -41,6 +41,11 @@ def validate_overrides(args: list[str]) -> None:
         key = o.key_or_group.lstrip("+~")
         if key.startswith("hydra") or o.is_delete():
             continue
+        if key == "pricing":  # conf/pricing/ holds the report's tables, not a run's setting
+            raise ConfigError(
+                "prices are chosen in the report: python -m analysis <results> --pricing NAME "
+                f"(NAME one of: {', '.join(group_choices('pricing'))})"
+            )
         for value in _values(o):
             if key in GROUPS and str(value) not in group_choices(key):
                 raise ConfigError(
