@@ -3,6 +3,7 @@
     python -m analysis <results dirs or 2017 log folders...> [--out DIR] [--baseline SPEC]
                        [--pricing NAME|FILE] [--metric train_time|steady_step]
     python -m analysis collect <dirs...> [--out PATH]
+    python -m analysis mlflow <dirs...> [--tracking-uri URI] [--experiment NAME]   (optional)
 
 Bad input (no results, unknown schema, bad JSON, no common baseline) is one line on stderr and
 exit status 2; `collect` exits 1 when it found incompatible records (the table is still written).
@@ -143,10 +144,29 @@ def report_main(argv: list[str]) -> int:
     return 0
 
 
+def mlflow_main(argv: list[str]) -> int:
+    from analysis import mlflow_export
+
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} mlflow",
+        description="Export every run under the given folders to MLflow (one MLflow run per "
+        "twinbench run; already exported runs are skipped). Needs the optional mlflow extra.",
+    )
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--tracking-uri", default="file:./mlruns", help="default: file:./mlruns")
+    p.add_argument("--experiment", default="twinbench", help="default: twinbench")
+    args = p.parse_args(argv)
+    exported, skipped = mlflow_export.export(args.paths, args.tracking_uri, args.experiment)
+    print(f"mlflow: {exported} runs exported, {skipped} already there -> {args.tracking_uri}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     try:
         if argv and argv[0] == "collect":
             return collect_main(argv[1:])
+        if argv and argv[0] == "mlflow":
+            return mlflow_main(argv[1:])
         return report_main(argv[1:] if argv and argv[0] == "report" else argv)
     except AnalysisError as exc:
         print(f"analysis: error: {exc}", file=sys.stderr)

@@ -17,31 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from analysis import charts, effects, runcharts, rundetail
 from analysis.errors import AnalysisError
-from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
+from analysis.htmlkit import Col, esc, missing, render, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
 from analysis.pipeline import Analysis
 
 FILES = "report_files"
 LIST_COLUMNS = ("samples", "step_samples")  # per-repeat samples: in runs.csv, not repeated here
-
-CSS = """
-body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 24px auto; max-width: 1240px;
-       color: #1a1a1a; line-height: 1.4; font-size: 14px; }
-h1 { font-size: 24px; margin-bottom: 4px; } h2 { margin-top: 36px; border-bottom: 2px solid #ddd; }
-h3 { margin-top: 22px; } .meta { color: #555; }
-table { border-collapse: collapse; margin: 8px 0 4px; font-size: 12px; }
-th, td { border: 1px solid #d9d9d9; padding: 3px 7px; text-align: right; vertical-align: top; }
-th { background: #f3f3f3; } td.t, th.t { text-align: left; }
-tr.single td { background: #fbfbf2; } tr.unstable td { background: #fff1cc; }
-tr.failed td { background: #fde0dd; } tr.base td { font-weight: bold; }
-img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
-.note { background: #f4f8fb; border-left: 4px solid #6baed6; padding: 6px 10px; margin: 8px 0; }
-.warn { background: #fff1cc; border-left: 4px solid #e6a700; padding: 6px 10px; margin: 8px 0; }
-.csv { font-size: 12px; } nav a { margin-right: 12px; } .scroll { overflow-x: auto; }
-"""
 
 
 # ---------------------------------------------------------------- the page
@@ -51,6 +36,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
 class Page:
     out: Path
     parts: list[str] = field(default_factory=list)
+    not_measured: list[tuple[str, str]] = field(default_factory=list)  # (section, why)
     figures: list[Path] = field(default_factory=list)
     tables: list[Path] = field(default_factory=list)
 
@@ -59,7 +45,9 @@ class Page:
         return self.out / FILES
 
     def add(self, markup: str) -> None:
-        self.parts.append(markup)
+        """Markup for the page: a rendered template, or a string of markup written here (its
+        values passed through esc())."""
+        self.parts.append(Markup(markup))
 
     def anchors(self) -> set[str]:
         """The ids of the sections written so far: the header links only to those."""
@@ -71,16 +59,13 @@ class Page:
         path.write_bytes(data)
         self.figures.append(path)
         encoded = base64.b64encode(data).decode("ascii")
-        self.add(f'<img src="data:image/png;base64,{encoded}" alt="{esc(alt)}">')
+        self.add(render("figure.html.j2", data=encoded, alt=alt))
 
     def csv(self, df: pd.DataFrame, name: str) -> None:
         path = self.files / "tables" / f"{slug(name)}.csv"
         df.drop(columns=[c for c in LIST_COLUMNS if c in df.columns]).to_csv(path, index=False)
         self.tables.append(path)
-        rel = path.relative_to(self.out).as_posix()
-        self.add(
-            f'<p class="csv">Table as CSV (full precision): <a href="{esc(rel)}">{esc(rel)}</a></p>'
-        )
+        self.add(render("csv.html.j2", href=path.relative_to(self.out).as_posix()))
 
 
 REL_COLS = [
@@ -99,6 +84,21 @@ REL_COLS = [
     Col("cost_rel", "cost vs baseline", "x"),
     Col("flags", "flags"),
 ]
+
+
+METRIC_TIME_COLUMNS = {"time", "time_ci_low", "time_ci_high", "torch_time", "tensorflow_time",
+                       "reference_time", "variant_time"}  # fmt: skip
+
+
+def _unit(cols: list[Col], an: Analysis) -> list[Col]:
+    """Columns holding the compared metric: step times in ms (as everywhere else), training
+    times in s."""
+    if an.options.metric != "steady_step":
+        return cols
+    return [
+        Col(c.name, c.header.replace("(s)", "(ms)"), "ms") if c.name in METRIC_TIME_COLUMNS else c
+        for c in cols
+    ]
 
 
 def _priced(cols: list[Col], currency: str) -> list[Col]:
@@ -142,7 +142,9 @@ def section_relative(page: Page, an: Analysis) -> None:
                 f"relative_{source}_{workload}",
                 f"{workload}: time and cost relative to {base.label}",
             )
-            page.add(table_html(rows, _priced(REL_COLS, price.currency), stability_class))
+            page.add(
+                table_html(rows, _unit(_priced(REL_COLS, price.currency), an), stability_class)
+            )
         page.csv(rel, f"relative_{source}")
 
 
@@ -218,14 +220,14 @@ def _verdict_class(row: pd.Series) -> str:
 
 
 def section_framework(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
     fe = an.framework
     if fe.empty:
-        page.add(
-            "<p>Not measured: no workload has both frameworks on the same machine, device "
-            "and core count.</p>"
-        )
+        page.not_measured.append(
+            ("framework effect", "no workload has both frameworks on the same machine, "
+             "device and core count")
+        )  # fmt: skip
         return
+    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
     page.add(
         f"<p>torch {esc(an.metric_name)} / TensorFlow {esc(an.metric_name)} on the same machine, "
         "workload, device, cores and threads (below 1: torch is faster). Intervals: percentile "
@@ -238,7 +240,7 @@ def section_framework(page: Page, an: Analysis) -> None:
         "framework_effect",
         "torch / TensorFlow time per workload and core count",
     )
-    page.add(table_html(fe, FW_COLS, _verdict_class))
+    page.add(table_html(fe, _unit(FW_COLS, an), _verdict_class))
     page.csv(fe, "framework_effect")
 
 
@@ -269,14 +271,14 @@ GAP_COLS = [
 
 
 def section_hardware(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="hardware">Hardware effect: scaling with cores</h2>')
     hw = an.hardware
     if hw.empty:
-        page.add(
-            "<p>Not measured: no framework ran one workload at two or more core counts "
-            "(with threads = cores) on one machine.</p>"
-        )
+        page.not_measured.append(
+            ("hardware effect", "no framework ran one workload at two or more core counts, "
+             "threads = cores, on one machine")
+        )  # fmt: skip
         return
+    page.add('<h2 id="hardware">Hardware effect: scaling with cores</h2>')
     page.add(
         "<p>Speed-up = time on the fewest cores measured / time on <i>n</i> cores; parallel "
         "efficiency = speed-up / (<i>n</i> / fewest cores): 100% is perfect scaling. Runs "
@@ -289,7 +291,7 @@ def section_hardware(page: Page, an: Analysis) -> None:
             f"scaling_{source}_{workload}",
             f"{workload}: speed-up and efficiency",
         )
-    page.add(table_html(hw, HW_COLS))
+    page.add(table_html(hw, _unit(HW_COLS, an)))
     page.csv(hw, "hardware_effect")
     page.add("<h3>Where the two frameworks scale differently</h3>")
     if an.scaling_gap.empty:
@@ -321,14 +323,11 @@ SW_COLS = [
 
 
 def section_software(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="software">Software effect: settings (oneDNN, XLA, compile, ...)</h2>')
     se = an.software
     if se.empty:
-        page.add(
-            "<p>No settings were swept in these results: every framework ran with one "
-            "set of settings per machine, workload and core count.</p>"
-        )
+        page.not_measured.append(("software effect", "no settings were swept"))
         return
+    page.add('<h2 id="software">Software effect: settings (oneDNN, XLA, compile, ...)</h2>')
     page.add(
         "<p>A settings variant's time / the default variant's (each framework's "
         "out-of-the-box settings; in the 2017 logs, TensorFlow from pip), all else equal. "
@@ -342,19 +341,18 @@ def section_software(page: Page, an: Analysis) -> None:
             f"software_{source}_{workload}",
             f"{workload}: settings variants",
         )
-    page.add(table_html(se, SW_COLS, _verdict_class))
+    page.add(table_html(se, _unit(SW_COLS, an), _verdict_class))
     page.csv(se, "software_effect")
 
 
 def section_peak(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="peak">Fraction of machine peak</h2>')
     pk = an.peak[an.peak["source"] != LEGACY_SOURCE]
     if pk.empty or not pk["measured"].any():
-        page.add(
-            "<p>Not measured: these records carry no <code>flops</code> (analytic FLOPs "
-            "per step and a matmul peak probe).</p>"
+        page.not_measured.append(
+            ("fraction of peak", "no record carries flops and a matmul peak probe")
         )
         return
+    page.add('<h2 id="peak">Fraction of machine peak</h2>')
     page.add(
         "<p>Achieved GFLOP/s = analytic FLOPs per training step / steady-state step time; "
         "peak = a large float32 matrix product in the same framework with the same "
@@ -415,7 +413,7 @@ DETAIL_COLS = [
     Col("batch_size", "batch", "g"),
     Col("median_step_ms", "median step (ms)", "s"),
     Col("p95_step_ms", "95th pct step (ms)", "s"),
-    Col("steady_samples_per_s", "samples/s", "s"),
+    Col("steady_samples_per_s", "samples/s", "n0"),
     Col("time_to_target_s", "time to target (s)", "s"),
     Col("peak_rss_mib", "peak RSS (MiB)", "s"),
     Col("cpu_time_training_s", "CPU time in training (s)", "s"),
@@ -487,12 +485,12 @@ PARITY_COLS = [
 
 
 def section_parity(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="parity">Equivalence certificate</h2>')
     if an.parity.empty:
-        page.add(
-            "<p>No twinbench runs: nothing to certify (the 2017 logs are TensorFlow only).</p>"
+        page.not_measured.append(
+            ("equivalence", "no twinbench runs; the 2017 logs are TensorFlow only")
         )
         return
+    page.add('<h2 id="parity">Equivalence certificate</h2>')
     page.add(
         "<p>Whether each model's two halves were proven the same network "
         "(<code>python -m twinbench.parity &lt;model&gt;</code>: equal parameter counts, "
@@ -575,7 +573,7 @@ RUN_COLS = [
     Col("repeat", "repeat", "g"),
     Col("status", "status"),
     Col("train_time_s", "training time (s)", "s"),
-    Col("steady_step_s", "steady step (s)", "g"),
+    Col("steady_step_s", "steady step (ms)", "ms"),
     Col("final_val_accuracy", "final val acc", "g"),
     Col("conflict", "conflict"),
     Col("error", "error"),
@@ -584,10 +582,8 @@ RUN_COLS = [
 
 
 def section_runs(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="failed">Failed runs</h2>')
-    if an.failed.empty:
-        page.add("<p>None: every run finished.</p>")
-    else:
+    if not an.failed.empty:
+        page.add('<h2 id="failed">Failed runs</h2>')
         page.add(
             f'<p class="warn">{len(an.failed)} of {len(an.runs)} runs failed. They are '
             "kept in every table (as failed) and left out of the timings.</p>"
@@ -600,39 +596,40 @@ def section_runs(page: Page, an: Analysis) -> None:
     page.csv(an.configs, "configurations")
 
 
-def _header(an: Analysis, present: set[str]) -> str:
-    runs = an.runs
-    ok = int((runs["status"] == "ok").sum())
-    inputs = ", ".join(str(p) for p in an.options.inputs)
-    issues = "".join(f'<p class="warn">{esc(line)}</p>' for line in an.issues.lines())
-    nav = " ".join(
-        f'<a href="#{a}">{t}</a>'
-        for a, t in [
-            ("relative", "time & cost"),
-            ("legacy", "2017"),
-            ("framework", "framework"),
-            ("hardware", "hardware"),
-            ("software", "software"),
-            ("inside", "inside runs"),
-            ("peak", "peak"),
-            ("parity", "equivalence"),
-            ("environment", "environment"),
-            ("failed", "failures"),
-            ("runs", "all runs"),
-        ]
-        if a in present
-    )
-    return (
-        "<h1>twinbench report</h1>"
-        f'<p class="meta">{esc(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))} · '
-        f"{len(runs)} runs ({ok} ok, {len(runs) - ok} failed) · "
-        f"{runs['machine'].nunique()} machine(s) · {runs['workload'].nunique()} workload(s) · "
-        f"metric: {esc(an.metric_name)} ({esc(an.metric_definition)}) · from {esc(inputs)}</p>"
-        f"<nav>{nav}</nav>{issues}"
-        '<p class="note">Shading: pale yellow = a single run (no interval can be given); '
-        f"amber = unstable (95% interval wider than {an.options.unstable_width:.0%} of the "
-        "median, or drift); red = failed. Nothing is hidden: flagged rows stay in every "
-        "table.</p>"
+NAV = [  # in page order
+    ("relative", "time & cost"),
+    ("legacy", "2017"),
+    ("framework", "framework"),
+    ("hardware", "hardware"),
+    ("software", "software"),
+    ("inside", "inside runs"),
+    ("peak", "peak"),
+    ("startup", "start-up"),
+    ("parity", "equivalence"),
+    ("environment", "environment"),
+    ("failed", "failures"),
+    ("runs", "all runs"),
+]
+
+
+def _page(an: Analysis, page: Page) -> str:
+    """The whole document: header, links to the sections present (no dead link), sections."""
+    runs, present = an.runs, page.anchors()
+    return render(
+        "report.html.j2",
+        when=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        runs=len(runs),
+        ok=int((runs["status"] == "ok").sum()),
+        machines=runs["machine"].nunique(),
+        workloads=runs["workload"].nunique(),
+        metric_name=an.metric_name,
+        metric_definition=an.metric_definition,
+        inputs=", ".join(str(p) for p in an.options.inputs),
+        nav=[(a, t) for a, t in NAV if a in present],
+        issues=an.issues.lines(),
+        unstable_width=f"{an.options.unstable_width:.0%}",
+        not_measured=page.not_measured,
+        parts=page.parts,
     )
 
 
@@ -661,12 +658,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_runs,
     ):
         section(page, an)
-    page.parts.insert(0, _header(an, page.anchors()))
-    html_text = (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        "<title>twinbench report</title>"
-        f"<style>{CSS}</style></head><body>{''.join(page.parts)}</body></html>"
-    )
+    html_text = _page(an, page)
     report = out / "report.html"
     report.write_text(html_text, encoding="utf-8")
     (out / FILES / "manifest.json").write_text(

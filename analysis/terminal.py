@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
 import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.table import Table
 
 from analysis import effects, summary
 from analysis.pipeline import Analysis
@@ -23,12 +27,23 @@ def _fmt(value: Any, kind: str = "") -> str:
     return str(value)
 
 
+# rich's SIMPLE_HEAD with an ASCII rule under the header: readable in any terminal encoding and
+# in logs; columns two spaces apart.
+HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+
 def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()
-    out = [line, "-" * len(line)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return out
+    """A plain-text table drawn by rich (no colour, never wrapped: a log line stays one line)."""
+    table = Table(
+        box=HEAD_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style=None
+    )
+    for name in header:
+        table.add_column(name, no_wrap=True, overflow="ignore")
+    for row in rows:
+        table.add_row(*row)
+    out = io.StringIO()
+    Console(file=out, width=10_000, color_system=None, highlight=False).print(table)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
 
 
 def _unit(metric: str) -> str:

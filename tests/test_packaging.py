@@ -43,7 +43,7 @@ def _twinbench(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess
 def test_the_installed_command_lists_its_commands(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "--help")
     assert proc.returncode == 0, proc.stderr
-    for command in ("run", "report", "collect", "parity"):
+    for command in ("run", "report", "collect", "parity", "mlflow"):
         assert f"\n  {command} " in proc.stdout
 
 
@@ -55,11 +55,12 @@ def test_an_installed_copy_composes_its_shipped_conf_and_refuses_bad_input(insta
     assert bad.returncode == 2 and "choose one of: bilstm" in bad.stderr
 
 
-def test_an_installed_copy_finds_its_pricing_tables_and_uses_the_callers_results(
+def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_results(
     installed, tmp_path
 ):
     code = (
         "import twinbench, analysis.pricing as p, analysis.certificates as c;"
+        "from analysis import htmlkit; htmlkit.render('csv.html.j2', href='x');"
         "print(twinbench.INSTALLED, p.load(p.DEFAULT_TABLE).currency, c.CERT_DIR)"
     )
     env = {**os.environ, "PYTHONPATH": str(installed)}
@@ -74,5 +75,6 @@ def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "train")
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity"
+        "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
+        "mlflow"
     )

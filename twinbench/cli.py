@@ -86,6 +86,7 @@ COMMANDS = {
     "(twinbench report results/sweeps/<dir>)",
     "collect": "gather result.json files into one Parquet/CSV table",
     "parity": "equivalence certificate of a model in both frameworks (twinbench parity mlp)",
+    "mlflow": "export collected runs to an MLflow tracking store (optional extra: .[mlflow])",
 }
 
 
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv = ["twinbench run", *rest]  # Hydra reads its overrides from sys.argv
         main_from_command_line()
         return 0
-    if command in ("report", "collect"):
+    if command in ("report", "collect", "mlflow"):
         from analysis.__main__ import main as analysis_main
 
         return analysis_main([command, *rest])
