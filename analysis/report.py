@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -429,7 +430,7 @@ def _detail_table(detail: pd.DataFrame, target: float | None) -> pd.DataFrame:
         median_step_ms=[quantile(v, 0.5) for v in detail["steady_step_ms"]],
         p95_step_ms=[quantile(v, 0.95) for v in detail["steady_step_ms"]],
     )
-    drop = ["steady_step_ms", "epoch_times_s", "val_accuracy", "val_loss"]
+    drop = ["steady_step_ms", "steady_step_s", "epoch_times_s", "val_accuracy", "val_loss"]
     if target is None:
         drop.append("time_to_target_s")
     return shown.drop(columns=drop)
@@ -464,6 +465,14 @@ def section_inside_runs(page: Page, an: Analysis) -> None:
             f"wallclock_{workload}",
             f"{workload}: validation accuracy and loss against wall-clock time",
         )
+    for model, sweep in rundetail.batch_sweeps(detail).items():
+        page.add(f"<h3>{esc(model)}: batch size swept</h3>")
+        page.figure(
+            runcharts.batch_sweep(model, sweep),
+            f"batch_{model}",
+            f"{model}: throughput and step time against batch size",
+        )
+        page.csv(sweep, f"batch_sweep_{model}")
     table = _detail_table(detail, target)
     page.add(table_html(table, DETAIL_COLS))
     page.csv(table, "inside_runs")
@@ -596,6 +605,24 @@ def section_runs(page: Page, an: Analysis) -> None:
     page.csv(an.configs, "configurations")
 
 
+# The report, in page order. A section is a function (page, analysis) -> None that writes its
+# heading (<h2 id="...">), text, figures (page.figure) and tables (table_html + page.csv), or
+# says why it has nothing (page.not_measured) and writes nothing. To add one: write the
+# function, put it in this list, and its (id, link text) in NAV.
+SECTIONS: list[Callable[[Page, Analysis], None]] = [
+    section_relative,
+    section_legacy,
+    section_framework,
+    section_hardware,
+    section_software,
+    section_inside_runs,
+    section_peak,
+    section_startup,
+    section_parity,
+    section_environment,
+    section_runs,
+]
+
 NAV = [  # in page order
     ("relative", "time & cost"),
     ("legacy", "2017"),
@@ -644,19 +671,7 @@ def write(an: Analysis, out: Path) -> Path:
             f"cannot write the report into {out}: {exc.strerror or exc}; choose a folder with --out"
         ) from None
     page = Page(out)
-    for section in (
-        section_relative,
-        section_legacy,
-        section_framework,
-        section_hardware,
-        section_software,
-        section_inside_runs,
-        section_peak,
-        section_startup,
-        section_parity,
-        section_environment,
-        section_runs,
-    ):
+    for section in SECTIONS:
         section(page, an)
     html_text = _page(an, page)
     report = out / "report.html"

@@ -117,3 +117,27 @@ def startup_phases(rows: pd.DataFrame) -> Figure:
         ax.legend(fontsize=7, ncols=len(STARTUP_PHASES), loc="upper center",
                   bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(rows) + 2)))  # fmt: skip
     return fig
+
+
+def batch_sweep(model: str, sweep: pd.DataFrame) -> Figure:
+    """Throughput and step time against batch size, one line per configuration."""
+    fig, (ax_t, ax_s) = _figure(10, 3.4, 2)
+    with mpl.rc_context(BASE_STYLE):
+        configs = list(dict.fromkeys(sweep["config_label"]))
+        for label, colour in zip(configs, _palette(len(configs)), strict=True):
+            rows = sweep[sweep["config_label"] == label]
+            for ax, column in ((ax_t, "samples_per_s"), (ax_s, "step_ms")):
+                ax.plot(rows["batch_size"], rows[column], marker="o", ms=4, color=colour,
+                        label=str(label))  # fmt: skip
+        ax_t.set_title(f"Throughput by batch size: {model}")
+        ax_t.set_ylabel("steady samples / s")
+        ax_s.set_title("Steady step time by batch size")
+        ax_s.set_ylabel("median ms per step")
+        for ax in (ax_t, ax_s):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted(sweep["batch_size"].unique()))
+            ax.get_xaxis().set_major_formatter(mpl.ticker.ScalarFormatter())
+            ax.set_xlabel("batch size")
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=7)
+    return fig

@@ -78,6 +78,7 @@ def details(runs: pd.DataFrame, target_accuracy: float | None = None) -> pd.Data
         per_epoch = read_steps(str(r["path"]), r.get("steps_file"))
         row = {
             "workload": r["workload"],
+            "model": r["model"],
             "config_label": r["config_label"],
             "backend": r["backend"],
             "repeat": r.get("repeat"),
@@ -87,6 +88,7 @@ def details(runs: pd.DataFrame, target_accuracy: float | None = None) -> pd.Data
             "val_loss": history.get("val_loss") or [],
             "steady_step_ms": steady_steps_ms(per_epoch, RUN_WARMUP_STEPS) if per_epoch else [],
             "steady_samples_per_s": r.get("steady_samples_per_s"),
+            "steady_step_s": r.get("steady_step_s"),  # the worker's median, also without steps
             "peak_rss_mib": r.get("peak_rss_mib"),
             "cpu_time_training_s": r.get("cpu_time_training_s"),
             "busy_cores_training": r.get("busy_cores_training"),
@@ -107,3 +109,26 @@ def first_repeats(detail: pd.DataFrame) -> pd.DataFrame:
     if detail.empty:
         return detail
     return detail.drop_duplicates(["workload", "config_label"])
+
+
+def batch_sweeps(detail: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per model swept over batch size: median steady samples/s and step time per
+    (configuration, batch size). Each batch size is its own workload in the tables (an epoch
+    is different work); here the batch size is the x axis."""
+    out: dict[str, pd.DataFrame] = {}
+    if detail.empty:
+        return out
+    rows = detail.assign(
+        batch_size=pd.to_numeric(detail["batch_size"], errors="coerce"),
+        samples_per_s=pd.to_numeric(detail["steady_samples_per_s"], errors="coerce"),
+        step_ms=pd.to_numeric(detail["steady_step_s"], errors="coerce") * 1e3,
+    )
+    for model, runs in rows.groupby("model", sort=False):
+        if runs["batch_size"].nunique() < 2:
+            continue
+        out[str(model)] = (
+            runs.groupby(["config_label", "batch_size"], sort=True)[["samples_per_s", "step_ms"]]
+            .median()
+            .reset_index()
+        )
+    return out

@@ -73,22 +73,25 @@ def test_status_lines_replace_each_other_on_a_terminal_and_are_thinned_in_a_log(
 
 
 def test_the_progress_thread_leaves_steady_step_times_unchanged():
-    """Steps of fixed work, timed by the RunClock exactly as the adapters time them, in
-    alternating blocks with and without the progress thread. The thread here wakes every 5 ms,
-    200 times as often as in a real run, and must still not move the median step by 10%
-    (noise of a loaded machine included; the real cost is microseconds per second)."""
+    """Steps of fixed work (~0.7 ms of pure Python, which needs the GIL the whole time: the
+    worst case; real steps release it in native kernels), timed by the RunClock as the adapters
+    time them, in alternating blocks with and without the progress thread. The thread wakes
+    every 10 ms, 100 times as often as in a run, and may not move the median or the mean step by
+    more than the noise of a loaded machine (measured there: median ratios 1.01-1.12 at 20 ms
+    wake-ups, 0.99-1.01 at the real 1 s). The mean catches a thread that holds the GIL: the
+    median alone would not (most steps fall between its time slices)."""
     devnull = open(os.devnull, "w")  # noqa: SIM115 -- closed below
 
     def steps(with_progress: bool) -> list[int]:
         clock = RunClock()
         bar = progress.EpochProgress(
-            clock, "probe", 1, 200, say=lambda text: print(text, file=devnull), wake_s=0.005
+            clock, "probe", 1, 150, say=lambda text: print(text, file=devnull), wake_s=0.01
         )
         clock.epoch_begin()
         if with_progress:
             bar.__enter__()
-        for _ in range(200):
-            sum(i * i for i in range(3000))  # the same work every step
+        for _ in range(150):
+            sum(i * i for i in range(20_000))  # the same work every step
             clock.step_end()
         if with_progress:
             bar.__exit__(None, None, None)
@@ -99,8 +102,10 @@ def test_the_progress_thread_leaves_steady_step_times_unchanged():
         plain += steps(False)
         watched += steps(True)
     devnull.close()
-    ratio = statistics.median(watched) / statistics.median(plain)
-    assert 0.9 < ratio < 1.1, ratio
+    # The median (the reported steady step) and the mean (what epoch times add up), both.
+    for centre in (statistics.median, statistics.fmean):
+        ratio = centre(watched) / centre(plain)
+        assert 0.8 < ratio < 1.25, (centre.__name__, ratio)
 
 
 def test_a_sweep_counts_its_jobs_from_the_command_line_and_the_sweepers_params():

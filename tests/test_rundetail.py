@@ -62,3 +62,28 @@ def test_the_report_gives_each_runs_time_to_a_configured_target(tmp_path):
         "tensorflow cpu1": 6.0,
     }
     assert "accuracy first reached 0.5" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_batch_size_sweep_is_drawn_against_batch_size(tmp_path):
+    import pandas as pd
+
+    from analysis.__main__ import main
+
+    from . import test_analysis_fakes as fakes
+
+    sweep = tmp_path / "s"
+    for batch, step in ((128, 0.5), (256, 0.75)):  # bigger batches: longer steps, more samples/s
+        times = {("torch", 1): [[1.0, 2.0]], ("tensorflow", 1): [[2.0, 4.0]]}
+        for path in fakes.sweep(sweep / f"b{batch}", times, steady_step=step):
+            rec = json.loads(path.read_text())
+            rec["batch_size"] = rec["config"]["model"]["batch_size"] = batch
+            rec["timing"]["steady_samples_per_s"] = batch / step
+            path.write_text(json.dumps(rec))
+    assert main([str(sweep), "--out", str(tmp_path / "out")]) == 0
+    files = tmp_path / "out" / "report_files"
+    table = pd.read_csv(files / "tables" / "batch_sweep_mlp.csv")
+    torch = table[table["config_label"] == "torch cpu1"]
+    assert torch["batch_size"].tolist() == [128, 256]
+    assert torch["samples_per_s"].tolist() == [256.0, 256 / 0.75]
+    assert torch["step_ms"].tolist() == [500.0, 750.0]
+    assert (files / "figures" / "batch_mlp.png").exists()
