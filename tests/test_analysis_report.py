@@ -94,6 +94,8 @@ def test_the_report_has_every_section_and_embeds_every_figure(full_report):
     manifest = json.loads((out / "report_files" / "manifest.json").read_text())
     images = re.findall(r'<img src="data:image/png;base64,', page)
     assert len(images) == len(manifest["figures"]) >= 10
+    names = {Path(f).name for f in manifest["figures"]}  # the per-run charts are among them
+    assert {"inside_mlp.png", "wallclock_mlp.png", "startup.png"} <= names
     for figure in manifest["figures"]:
         assert (out / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for table in manifest["tables"]:

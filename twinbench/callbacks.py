@@ -37,7 +37,7 @@ class SweepSummary(Callback):
     jobs: int | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        self.started_s = time.monotonic()
+        self.started_s = time.time()  # wall clock: jobs may run on other machines
         params = OmegaConf.to_container(config.hydra.sweeper.get("params") or {}, resolve=True)
         self.jobs = sweep_size(list(config.hydra.overrides.task), params)
 
@@ -46,7 +46,7 @@ class SweepSummary(Callback):
             return  # a single run, or a launcher that runs jobs in other processes
         from twinbench import progress
 
-        done, elapsed = int(config.hydra.job.num), time.monotonic() - self.started_s
+        done, elapsed = int(config.hydra.job.num), time.time() - self.started_s
         head = f"sweep: job {done + 1}/{self.jobs or '?'}: {config.hydra.job.override_dirname}"
         when = f"{progress.duration(elapsed)} elapsed"
         if done and self.jobs:
