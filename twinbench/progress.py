@@ -3,7 +3,7 @@
 Worker side: `EpochProgress` is a background thread that wakes once a second, reads how many step
 timestamps the run clock holds and prints one status line. Nothing is added to the training loop
 or to a Keras callback: the steps are timed exactly as before (a wake-up costs microseconds of
-GIL per second; tests/test_progress.py measures it against a loop without it).
+CPU once a second; tests/test_progress.py measures it).
 
 Parent side: the worker's stdout comes through a pipe to `relay`, which logs ordinary lines (the
 terminal and run.log, through Hydra's logging) and shows status lines as one line rewritten in
