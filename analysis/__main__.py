@@ -137,8 +137,12 @@ def report_main(argv: list[str]) -> int:
     )
     if args.unstable_width is not None:
         options.unstable_width = args.unstable_width
-    an = pipeline.analyze(runs_table(args.paths), options)
-    path = report.write(an, args.out or _default_out(args.paths[0]))
+    runs = runs_table(args.paths)
+    out = args.out or _default_out(args.paths[0])
+    # Figures take a while on a large set: say what is happening (errors alone go to stderr).
+    print(f"analysis: {len(runs)} runs read; writing {out / 'report.html'} ...", flush=True)
+    an = pipeline.analyze(runs, options)
+    path = report.write(an, out)
     print(terminal.render(an))
     print(f"\nreport: {path}")
     return 0

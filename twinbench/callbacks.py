@@ -61,6 +61,7 @@ class SweepSummary(Callback):
         if config.get("certify"):
             certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
         print("\n" + comparison_table(records), flush=True)
+        print("report: writing report.html and its figures ...", flush=True)
         print(after_sweep(Path(config.hydra.sweep.dir)), flush=True)
         failed = failures(records)
         if failed:
