@@ -3,6 +3,7 @@
     python -m analysis <results dirs or 2017 log folders...> [--out DIR] [--baseline SPEC]
                        [--pricing NAME|FILE] [--metric train_time|steady_step]
     python -m analysis collect <dirs...> [--out PATH]
+    python -m analysis mlflow <dirs...> [--tracking-uri URI] [--experiment NAME]   (optional)
 
 Bad input (no results, unknown schema, bad JSON, no common baseline) is one line on stderr and
 exit status 2; `collect` exits 1 when it found incompatible records (the table is still written).
@@ -71,6 +72,12 @@ def _report_parser() -> argparse.ArgumentParser:
         "than this fraction of its median (default twinbench.stats' 0.10)",
     )
     p.add_argument(
+        "--target-accuracy",
+        type=float,
+        default=None,
+        help="validation accuracy to reach: the report gives each run's wall-clock time to it",
+    )
+    p.add_argument(
         "--parity-dir",
         type=Path,
         action="append",
@@ -99,10 +106,10 @@ def _default_out(first: Path) -> Path:
     """The first results dir; but never inside a folder of 2017 logs, which is reference data
     (often shared or read-only): those reports go to results/reports/2017-logs/."""
     from analysis import legacy
-    from twinbench import REPO_ROOT
+    from twinbench import WORK_ROOT
 
     if first.is_dir() and legacy.find_root(first) is not None:
-        return REPO_ROOT / LEGACY_OUT
+        return WORK_ROOT / LEGACY_OUT
     return first if first.is_dir() else first.parent
 
 
@@ -127,6 +134,7 @@ def report_main(argv: list[str]) -> int:
         metric=args.metric,
         parity_dirs=args.parity_dir,
         inputs=args.paths,
+        target_accuracy=args.target_accuracy,
     )
     if args.unstable_width is not None:
         if not (math.isfinite(args.unstable_width) and args.unstable_width > 0):
@@ -135,10 +143,31 @@ def report_main(argv: list[str]) -> int:
                 f"{args.unstable_width}"
             )
         options.unstable_width = args.unstable_width
-    an = pipeline.analyze(runs_table(args.paths), options)
-    path = report.write(an, args.out or _default_out(args.paths[0]))
+    runs = runs_table(args.paths)
+    out = args.out or _default_out(args.paths[0])
+    # Figures take a while on a large set: say what is happening (errors alone go to stderr).
+    print(f"analysis: {len(runs)} runs read; writing {out / 'report.html'} ...", flush=True)
+    an = pipeline.analyze(runs, options)
+    path = report.write(an, out)
     print(terminal.render(an))
     print(f"\nreport: {path}")
+    return 0
+
+
+def mlflow_main(argv: list[str]) -> int:
+    from analysis import mlflow_export
+
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} mlflow",
+        description="Export every run under the given folders to MLflow (one MLflow run per "
+        "twinbench run; already exported runs are skipped). Needs the optional mlflow extra.",
+    )
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--tracking-uri", default="file:./mlruns", help="default: file:./mlruns")
+    p.add_argument("--experiment", default="twinbench", help="default: twinbench")
+    args = p.parse_args(argv)
+    exported, skipped = mlflow_export.export(args.paths, args.tracking_uri, args.experiment)
+    print(f"mlflow: {exported} runs exported, {skipped} already there -> {args.tracking_uri}")
     return 0
 
 
@@ -146,6 +175,8 @@ def main(argv: list[str]) -> int:
     try:
         if argv and argv[0] == "collect":
             return collect_main(argv[1:])
+        if argv and argv[0] == "mlflow":
+            return mlflow_main(argv[1:])
         return report_main(argv[1:] if argv and argv[0] == "report" else argv)
     except AnalysisError as exc:
         print(f"analysis: error: {exc}", file=sys.stderr)

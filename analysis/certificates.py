@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from analysis.records import SOURCE
-from twinbench import REPO_ROOT
+from twinbench import WORK_ROOT
 
-CERT_DIR = REPO_ROOT / "results" / "parity"
+CERT_DIR = WORK_ROOT / "results" / "parity"
 
 
 def certificate_dirs(inputs: list[Path], extra: list[Path] | None = None) -> list[Path]:

@@ -1,5 +1,6 @@
-"""HTML building blocks for the report: escaped cells, short number formats, tables that flag
-their rows (single run, unstable, failed) instead of leaving anything out."""
+"""HTML building blocks for the report: Jinja2 templates with autoescaping, short number
+formats, tables that flag their rows (single run, unstable, failed) instead of leaving anything
+out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import jinja2
 import pandas as pd
+from markupsafe import Markup
+
+# Autoescaping: every value reaches the page escaped unless it is already Markup (a rendered
+# template). The templates ship with the package (analysis/templates/).
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("analysis", "templates"),
+    autoescape=True,
+    keep_trailing_newline=False,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def render(template: str, **context: Any) -> Markup:
+    """A template from analysis/templates/, rendered with autoescaping."""
+    return Markup(TEMPLATES.get_template(template).render(**context).strip())
 
 
 def slug(text: str) -> str:
@@ -33,10 +50,14 @@ def fmt(v: Any, kind: str) -> str:
         return f"{v:.3f}x"
     if kind == "s":
         return f"{v:.4g}"
+    if kind == "ms":  # a time held in seconds, shown in milliseconds
+        return f"{v * 1e3:.4g}"
+    if kind == "n0":  # a rate or count: whole units with thousands separators
+        return f"{v:,.0f}"
     if kind == "pct":
         return f"{v:.1%}"
     if kind == "money":
-        return f"{v:.4g}"
+        return money(v)
     if kind == "g":
         return f"{v:.6g}"
     if kind == "bool":
@@ -44,28 +65,41 @@ def fmt(v: Any, kind: str) -> str:
     return str(v)
 
 
+def money(v: float, currency: str = "") -> str:
+    """Three significant digits, never in e-notation, at least cents: 0.0000366, 0.42, 1,234.00
+    (the CSV keeps every digit)."""
+    if v == 0 or missing(v):
+        text = "0.00"
+    else:
+        decimals = max(2, 2 - math.floor(math.log10(abs(v))))
+        text = f"{v:,.{decimals}f}"
+    return f"{text} {currency}" if currency else text
+
+
 @dataclass
 class Col:
     name: str
     header: str
-    kind: str = "t"  # t text, x ratio, s seconds, pct, money, g number, bool
+    kind: str = "t"  # t text, x ratio, s seconds, ms seconds shown as ms, n0, pct, money, g, bool
 
 
 def table_html(
     df: pd.DataFrame, cols: list[Col], row_class: Callable[[pd.Series], str] | None = None
-) -> str:
+) -> Markup:
     cols = [c for c in cols if c.name in df.columns]
-    head = "".join(f'<th class="{"t" if c.kind == "t" else ""}">{esc(c.header)}</th>' for c in cols)
-    body = []
-    for _, row in df.iterrows():
-        cls = row_class(row) if row_class else ""
-        cells = "".join(
-            f'<td class="{"t" if c.kind == "t" else ""}">{esc(fmt(row[c.name], c.kind))}</td>'
-            for c in cols
-        )
-        body.append(f'<tr class="{cls}">{cells}</tr>')
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-    return f'<div class="scroll">{table}</div>'  # wide tables scroll, the page does not
+    align = ["t" if c.kind == "t" else "" for c in cols]
+    rows = [
+        {
+            "cls": row_class(row) if row_class else "",
+            "cells": [
+                {"cls": a, "text": fmt(row[c.name], c.kind)}
+                for c, a in zip(cols, align, strict=True)
+            ],
+        }
+        for _, row in df.iterrows()
+    ]
+    headers = [{"cls": a, "text": c.header} for c, a in zip(cols, align, strict=True)]
+    return render("table.html.j2", headers=headers, rows=rows)  # wide tables scroll, not the page
 
 
 def stability_class(row: pd.Series) -> str:

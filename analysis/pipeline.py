@@ -25,6 +25,9 @@ class Options:
     # False: a missing common baseline leaves the relative tables empty instead of failing
     # (the sweep-end summary must still show the framework comparison).
     strict_baseline: bool = True
+    # Validation accuracy a run must reach: the report gives each run's time to it (MLPerf's
+    # time-to-train); None: no target, curves only.
+    target_accuracy: float | None = None
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import Any
 import yaml
 
 from analysis.errors import AnalysisError
-from twinbench import REPO_ROOT
+from twinbench import CONF_DIR
 
-PRICING_DIR = REPO_ROOT / "conf" / "pricing"
+PRICING_DIR = CONF_DIR / "pricing"
 LEGACY_TABLE = "gce_2017_preemptible"  # what the 2017 logs are always priced with
 DEFAULT_TABLE = "gce_2026_on_demand"  # twinbench runs, unless --pricing says otherwise
 

@@ -10,37 +10,33 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
-from analysis import charts, effects, explain, layers, machine_peak, seed_curves
+from analysis import (
+    charts,
+    effects,
+    explain,
+    layers,
+    machine_peak,
+    runcharts,
+    rundetail,
+    seed_curves,
+)
 from analysis.errors import AnalysisError
-from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
+from analysis.htmlkit import Col, esc, missing, render, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
 from analysis.pipeline import Analysis
 
 FILES = "report_files"
 LIST_COLUMNS = ("samples", "step_samples")  # per-repeat samples: in runs.csv, not repeated here
-
-CSS = """
-body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 24px auto; max-width: 1240px;
-       color: #1a1a1a; line-height: 1.4; font-size: 14px; }
-h1 { font-size: 24px; margin-bottom: 4px; } h2 { margin-top: 36px; border-bottom: 2px solid #ddd; }
-h3 { margin-top: 22px; } .meta { color: #555; }
-table { border-collapse: collapse; margin: 8px 0 4px; font-size: 12px; }
-th, td { border: 1px solid #d9d9d9; padding: 3px 7px; text-align: right; vertical-align: top; }
-th { background: #f3f3f3; } td.t, th.t { text-align: left; }
-tr.single td { background: #fbfbf2; } tr.unstable td { background: #fff1cc; }
-tr.failed td { background: #fde0dd; } tr.base td { font-weight: bold; }
-img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
-.note { background: #f4f8fb; border-left: 4px solid #6baed6; padding: 6px 10px; margin: 8px 0; }
-.warn { background: #fff1cc; border-left: 4px solid #e6a700; padding: 6px 10px; margin: 8px 0; }
-.csv { font-size: 12px; } nav a { margin-right: 12px; } .scroll { overflow-x: auto; }
-"""
 
 
 # ---------------------------------------------------------------- the page
@@ -50,6 +46,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 6px 0; }
 class Page:
     out: Path
     parts: list[str] = field(default_factory=list)
+    not_measured: list[tuple[str, str]] = field(default_factory=list)  # (section, why)
     figures: list[Path] = field(default_factory=list)
     tables: list[Path] = field(default_factory=list)
 
@@ -58,7 +55,13 @@ class Page:
         return self.out / FILES
 
     def add(self, markup: str) -> None:
-        self.parts.append(markup)
+        """Markup for the page: a rendered template, or a string of markup written here (its
+        values passed through esc())."""
+        self.parts.append(Markup(markup))
+
+    def anchors(self) -> set[str]:
+        """The ids of the sections written so far: the header links only to those."""
+        return set(re.findall(r'<h2 id="([^"]+)"', "".join(self.parts)))
 
     def figure(self, fig: Any, name: str, alt: str) -> None:
         data = charts.png(fig)
@@ -66,16 +69,13 @@ class Page:
         path.write_bytes(data)
         self.figures.append(path)
         encoded = base64.b64encode(data).decode("ascii")
-        self.add(f'<img src="data:image/png;base64,{encoded}" alt="{esc(alt)}">')
+        self.add(render("figure.html.j2", data=encoded, alt=alt))
 
     def csv(self, df: pd.DataFrame, name: str) -> None:
         path = self.files / "tables" / f"{slug(name)}.csv"
         df.drop(columns=[c for c in LIST_COLUMNS if c in df.columns]).to_csv(path, index=False)
         self.tables.append(path)
-        rel = path.relative_to(self.out).as_posix()
-        self.add(
-            f'<p class="csv">Table as CSV (full precision): <a href="{esc(rel)}">{esc(rel)}</a></p>'
-        )
+        self.add(render("csv.html.j2", href=path.relative_to(self.out).as_posix()))
 
 
 REL_COLS = [
@@ -94,6 +94,27 @@ REL_COLS = [
     Col("cost_rel", "cost vs baseline", "x"),
     Col("flags", "flags"),
 ]
+
+
+METRIC_TIME_COLUMNS = {"time", "time_ci_low", "time_ci_high", "torch_time", "tensorflow_time",
+                       "reference_time", "variant_time"}  # fmt: skip
+
+
+def _unit(cols: list[Col], an: Analysis) -> list[Col]:
+    """Columns holding the compared metric: step times in ms (as everywhere else), training
+    times in s."""
+    if an.options.metric != "steady_step":
+        return cols
+    return [
+        Col(c.name, c.header.replace("(s)", "(ms)"), "ms") if c.name in METRIC_TIME_COLUMNS else c
+        for c in cols
+    ]
+
+
+def _priced(cols: list[Col], currency: str) -> list[Col]:
+    """Money columns name their currency in the header."""
+    names = {"price_per_hour": f"price ({currency}/h)", "cost": f"cost ({currency})"}
+    return [Col(c.name, names.get(c.name, c.header), c.kind) for c in cols]
 
 
 def section_relative(page: Page, an: Analysis) -> None:
@@ -131,7 +152,9 @@ def section_relative(page: Page, an: Analysis) -> None:
                 f"relative_{source}_{workload}",
                 f"{workload}: time and cost relative to {base.label}",
             )
-            page.add(table_html(rows, REL_COLS, stability_class))
+            page.add(
+                table_html(rows, _unit(_priced(REL_COLS, price.currency), an), stability_class)
+            )
         page.csv(rel, f"relative_{source}")
 
 
@@ -207,14 +230,14 @@ def _verdict_class(row: pd.Series) -> str:
 
 
 def section_framework(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
     fe = an.framework
     if fe.empty:
-        page.add(
-            "<p>Not measured: no workload has both frameworks on the same machine, device "
-            "and core count.</p>"
-        )
+        page.not_measured.append(
+            ("framework effect", "no workload has both frameworks on the same machine, "
+             "device and core count")
+        )  # fmt: skip
         return
+    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
     page.add(
         f"<p>torch {esc(an.metric_name)} / TensorFlow {esc(an.metric_name)} on the same machine, "
         "workload, device, cores and threads (below 1: torch is faster). Intervals: percentile "
@@ -227,7 +250,7 @@ def section_framework(page: Page, an: Analysis) -> None:
         "framework_effect",
         "torch / TensorFlow time per workload and core count",
     )
-    page.add(table_html(fe, FW_COLS, _verdict_class))
+    page.add(table_html(fe, _unit(FW_COLS, an), _verdict_class))
     page.csv(fe, "framework_effect")
 
 
@@ -258,14 +281,14 @@ GAP_COLS = [
 
 
 def section_hardware(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="hardware">Hardware effect: scaling with cores</h2>')
     hw = an.hardware
     if hw.empty:
-        page.add(
-            "<p>Not measured: no framework ran one workload at two or more core counts "
-            "(with threads = cores) on one machine.</p>"
-        )
+        page.not_measured.append(
+            ("hardware effect", "no framework ran one workload at two or more core counts, "
+             "threads = cores, on one machine")
+        )  # fmt: skip
         return
+    page.add('<h2 id="hardware">Hardware effect: scaling with cores</h2>')
     page.add(
         "<p>Speed-up = time on the fewest cores measured / time on <i>n</i> cores; parallel "
         "efficiency = speed-up / (<i>n</i> / fewest cores): 100% is perfect scaling. Runs "
@@ -278,7 +301,7 @@ def section_hardware(page: Page, an: Analysis) -> None:
             f"scaling_{source}_{workload}",
             f"{workload}: speed-up and efficiency",
         )
-    page.add(table_html(hw, HW_COLS))
+    page.add(table_html(hw, _unit(HW_COLS, an)))
     page.csv(hw, "hardware_effect")
     page.add("<h3>Where the two frameworks scale differently</h3>")
     if an.scaling_gap.empty:
@@ -310,14 +333,11 @@ SW_COLS = [
 
 
 def section_software(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="software">Software effect: settings (oneDNN, XLA, compile, ...)</h2>')
     se = an.software
     if se.empty:
-        page.add(
-            "<p>No settings were swept in these results: every framework ran with one "
-            "set of settings per machine, workload and core count.</p>"
-        )
+        page.not_measured.append(("software effect", "no settings were swept"))
         return
+    page.add('<h2 id="software">Software effect: settings (oneDNN, XLA, compile, ...)</h2>')
     page.add(
         "<p>A settings variant's time / the default variant's (each framework's "
         "out-of-the-box settings; in the 2017 logs, TensorFlow from pip), all else equal. "
@@ -331,19 +351,18 @@ def section_software(page: Page, an: Analysis) -> None:
             f"software_{source}_{workload}",
             f"{workload}: settings variants",
         )
-    page.add(table_html(se, SW_COLS, _verdict_class))
+    page.add(table_html(se, _unit(SW_COLS, an), _verdict_class))
     page.csv(se, "software_effect")
 
 
 def section_peak(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="peak">Fraction of machine peak</h2>')
     pk = an.peak[an.peak["source"] != LEGACY_SOURCE]
     if pk.empty or not pk["measured"].any():
-        page.add(
-            "<p>Not measured: these records carry no <code>flops</code> (analytic FLOPs "
-            "per step and a matmul peak probe).</p>"
+        page.not_measured.append(
+            ("fraction of peak", "no record carries flops and a matmul peak probe")
         )
         return
+    page.add('<h2 id="peak">Fraction of machine peak</h2>')
     page.add(
         "<p>Achieved GFLOP/s = analytic FLOPs per training step / steady-state step time; "
         "peak = the machine peak: the best library's float32 GEMM on the same cores (see "
@@ -379,6 +398,9 @@ def section_startup(page: Page, an: Analysis) -> None:
         "compilation in the first step, and the rest of what happens before training runs "
         "at speed.</p>"
     )
+    detail = rundetail.first_repeats(rundetail.details(an.runs))
+    if not detail.empty:
+        page.figure(runcharts.startup_phases(detail), "startup", "start-up phase by phase")
     shown = ours[["workload", "config_label", "n_ok", *cols]]
     page.add(
         table_html(
@@ -392,6 +414,77 @@ def section_startup(page: Page, an: Analysis) -> None:
         )
     )
     page.csv(shown, "startup")
+
+
+DETAIL_COLS = [
+    Col("workload", "workload"),
+    Col("config_label", "configuration"),
+    Col("repeat", "repeat", "g"),
+    Col("batch_size", "batch", "g"),
+    Col("median_step_ms", "median step (ms)", "s"),
+    Col("p95_step_ms", "95th pct step (ms)", "s"),
+    Col("steady_samples_per_s", "samples/s", "n0"),
+    Col("time_to_target_s", "time to target (s)", "s"),
+    Col("peak_rss_mib", "peak RSS (MiB)", "s"),
+    Col("cpu_time_training_s", "CPU time in training (s)", "s"),
+    Col("busy_cores_training", "busy cores", "s"),
+]
+
+
+def _detail_table(detail: pd.DataFrame, target: float | None) -> pd.DataFrame:
+    def quantile(values: list[float], q: float) -> float | None:
+        return float(pd.Series(values).quantile(q)) if values else None
+
+    shown = detail.assign(
+        median_step_ms=[quantile(v, 0.5) for v in detail["steady_step_ms"]],
+        p95_step_ms=[quantile(v, 0.95) for v in detail["steady_step_ms"]],
+    )
+    drop = ["steady_step_ms", "steady_step_s", "epoch_times_s", "val_accuracy", "val_loss"]
+    if target is None:
+        drop.append("time_to_target_s")
+    return shown.drop(columns=drop)
+
+
+def section_inside_runs(page: Page, an: Analysis) -> None:
+    target = an.options.target_accuracy
+    detail = rundetail.details(an.runs, target)
+    if detail.empty:
+        return
+    page.add('<h2 id="inside">Inside the runs: epochs, steps, throughput, memory</h2>')
+    page.add(
+        "<p>One run per configuration in the charts (its first repeat); every run in the "
+        "table. Step times come from each run's <code>steps.json</code>, steady state only "
+        "(the run's first steps and each epoch's first step left out). Peak RSS is the "
+        "worker's resident-memory high-water mark; CPU time and busy cores (CPU seconds per "
+        "wall second) cover training, read before and after it, never inside a step."
+        + (f" Time to target: wall-clock until validation accuracy first reached {target:g}."
+           if target is not None else "")
+        + "</p>"
+    )  # fmt: skip
+    firsts = rundetail.first_repeats(detail)
+    for workload, rows in firsts.groupby("workload", sort=False):
+        page.add(f"<h3>{esc(workload)}</h3>")
+        page.figure(
+            runcharts.epochs_steps_throughput(rows, str(workload)),
+            f"inside_{workload}",
+            f"{workload}: time per epoch, step-time distribution, throughput",
+        )
+        page.figure(
+            runcharts.wallclock_curves(rows, str(workload), target),
+            f"wallclock_{workload}",
+            f"{workload}: validation accuracy and loss against wall-clock time",
+        )
+    for model, sweep in rundetail.batch_sweeps(detail).items():
+        page.add(f"<h3>{esc(model)}: batch size swept</h3>")
+        page.figure(
+            runcharts.batch_sweep(model, sweep),
+            f"batch_{model}",
+            f"{model}: throughput and step time against batch size",
+        )
+        page.csv(sweep, f"batch_sweep_{model}")
+    table = _detail_table(detail, target)
+    page.add(table_html(table, DETAIL_COLS))
+    page.csv(table, "inside_runs")
 
 
 PARITY_COLS = [
@@ -412,12 +505,12 @@ PARITY_COLS = [
 
 
 def section_parity(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="parity">Equivalence certificate</h2>')
     if an.parity.empty:
-        page.add(
-            "<p>No twinbench runs: nothing to certify (the 2017 logs are TensorFlow only).</p>"
+        page.not_measured.append(
+            ("equivalence", "no twinbench runs; the 2017 logs are TensorFlow only")
         )
         return
+    page.add('<h2 id="parity">Equivalence certificate</h2>')
     page.add(
         "<p>Whether each model's two halves were proven the same network "
         "(<code>python -m twinbench.parity &lt;model&gt;</code>: equal parameter counts, "
@@ -501,7 +594,7 @@ RUN_COLS = [
     Col("repeat", "repeat", "g"),
     Col("status", "status"),
     Col("train_time_s", "training time (s)", "s"),
-    Col("steady_step_s", "steady step (s)", "g"),
+    Col("steady_step_s", "steady step (ms)", "ms"),
     Col("final_val_accuracy", "final val acc", "g"),
     Col("conflict", "conflict"),
     Col("error", "error"),
@@ -510,10 +603,8 @@ RUN_COLS = [
 
 
 def section_runs(page: Page, an: Analysis) -> None:
-    page.add('<h2 id="failed">Failed runs</h2>')
-    if an.failed.empty:
-        page.add("<p>None: every run finished.</p>")
-    else:
+    if not an.failed.empty:
+        page.add('<h2 id="failed">Failed runs</h2>')
         page.add(
             f'<p class="warn">{len(an.failed)} of {len(an.runs)} runs failed. They are '
             "kept in every table (as failed) and left out of the timings.</p>"
@@ -526,39 +617,67 @@ def section_runs(page: Page, an: Analysis) -> None:
     page.csv(an.configs, "configurations")
 
 
-def _header(an: Analysis) -> str:
-    runs = an.runs
-    ok = int((runs["status"] == "ok").sum())
-    inputs = ", ".join(str(p) for p in an.options.inputs)
-    issues = "".join(f'<p class="warn">{esc(line)}</p>' for line in an.issues.lines())
-    nav = " ".join(
-        f'<a href="#{a}">{t}</a>'
-        for a, t in [
-            ("verdict", "verdict"),
-            ("relative", "time & cost"),
-            ("legacy", "2017"),
-            ("framework", "framework"),
-            ("hardware", "hardware"),
-            ("software", "software"),
-            ("peak", "peak"),
-            ("budget", "budget"),
-            ("parity", "equivalence"),
-            ("environment", "environment"),
-            ("failed", "failures"),
-            ("runs", "all runs"),
-        ]
-    )
-    return (
-        "<h1>twinbench report</h1>"
-        f'<p class="meta">{esc(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))} · '
-        f"{len(runs)} runs ({ok} ok, {len(runs) - ok} failed) · "
-        f"{runs['machine'].nunique()} machine(s) · {runs['workload'].nunique()} workload(s) · "
-        f"metric: {esc(an.metric_name)} ({esc(an.metric_definition)}) · from {esc(inputs)}</p>"
-        f"<nav>{nav}</nav>{issues}"
-        '<p class="note">Shading: pale yellow = a single run (no interval can be given); '
-        f"amber = unstable (95% interval wider than {an.options.unstable_width:.0%} of the "
-        "median, or drift); red = failed. Nothing is hidden: flagged rows stay in every "
-        "table.</p>"
+# The report, in page order. A section is a function (page, analysis) -> None that writes its
+# heading (<h2 id="...">), text, figures (page.figure) and tables (table_html + page.csv), or
+# says why it has nothing (page.not_measured) and writes nothing. To add one: write the
+# function, put it in this list, and its (id, link text) in NAV.
+SECTIONS: list[Callable[[Page, Analysis], None]] = [
+    explain.section_verdict,  # the verdict leads the report
+    section_relative,
+    section_legacy,
+    section_framework,
+    section_hardware,
+    section_software,
+    section_inside_runs,
+    section_peak,
+    machine_peak.section,
+    section_startup,
+    explain.section_budget,
+    layers.section,
+    section_parity,
+    section_environment,
+    machine_peak.section_kernels,
+    section_runs,
+]
+
+NAV = [  # in page order
+    ("verdict", "verdict"),
+    ("relative", "time & cost"),
+    ("legacy", "2017"),
+    ("framework", "framework"),
+    ("hardware", "hardware"),
+    ("software", "software"),
+    ("inside", "inside runs"),
+    ("peak", "peak"),
+    ("machine-peak", "machine peak"),
+    ("startup", "start-up"),
+    ("budget", "budget"),
+    ("layers", "layers"),
+    ("parity", "equivalence"),
+    ("environment", "environment"),
+    ("failed", "failures"),
+    ("runs", "all runs"),
+]
+
+
+def _page(an: Analysis, page: Page) -> str:
+    """The whole document: header, links to the sections present (no dead link), sections."""
+    runs, present = an.runs, page.anchors()
+    return render(
+        "report.html.j2",
+        when=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        runs=len(runs),
+        ok=int((runs["status"] == "ok").sum()),
+        machines=runs["machine"].nunique(),
+        workloads=runs["workload"].nunique(),
+        metric_name=an.metric_name,
+        metric_definition=an.metric_definition,
+        inputs=", ".join(str(p) for p in an.options.inputs),
+        nav=[(a, t) for a, t in NAV if a in present],
+        issues=an.issues.lines(),
+        unstable_width=f"{an.options.unstable_width:.0%}",
+        not_measured=page.not_measured,
+        parts=page.parts,
     )
 
 
@@ -573,30 +692,9 @@ def write(an: Analysis, out: Path) -> Path:
             f"cannot write the report into {out}: {exc.strerror or exc}; choose a folder with --out"
         ) from None
     page = Page(out)
-    page.add(_header(an))
-    for section in (
-        explain.section_verdict,  # the verdict leads the report
-        section_relative,
-        section_legacy,
-        section_framework,
-        section_hardware,
-        section_software,
-        section_peak,
-        machine_peak.section,
-        section_startup,
-        explain.section_budget,
-        layers.section,
-        section_parity,
-        section_environment,
-        machine_peak.section_kernels,
-        section_runs,
-    ):
+    for section in SECTIONS:
         section(page, an)
-    html_text = (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        "<title>twinbench report</title>"
-        f"<style>{CSS}</style></head><body>{''.join(page.parts)}</body></html>"
-    )
+    html_text = _page(an, page)
     report = out / "report.html"
     report.write_text(html_text, encoding="utf-8")
     (out / FILES / "manifest.json").write_text(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
 import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.table import Table
 
 from analysis import effects, layers, machine_peak, summary, verdict
 from analysis.pipeline import Analysis
@@ -18,19 +22,37 @@ def _fmt(value: Any, kind: str = "") -> str:
         return f"{value:.2f}x"
     if kind == "s":
         return f"{value:.4g}"
+    if kind == "ms":  # step times: milliseconds, as in the run summaries and the report
+        return f"{value * 1e3:.4g}"
     return str(value)
 
 
+# rich's SIMPLE_HEAD with an ASCII rule under the header: readable in any terminal encoding and
+# in logs; columns two spaces apart.
+HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+
 def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()
-    out = [line, "-" * len(line)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return out
+    """A plain-text table drawn by rich (no colour, never wrapped: a log line stays one line)."""
+    table = Table(
+        box=HEAD_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style=None
+    )
+    for name in header:
+        table.add_column(name, no_wrap=True, overflow="ignore")
+    for row in rows:
+        table.add_row(*row)
+    out = io.StringIO()
+    Console(file=out, width=10_000, color_system=None, highlight=False).print(table)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def _unit(metric: str) -> str:
+    """Training time in seconds; a step time in milliseconds."""
+    return "ms" if metric == "steady_step" else "s"
 
 
 def relative_lines(an: Analysis) -> list[str]:
-    lines = []
+    lines, unit = [], _unit(an.options.metric)
     for source, base in an.baselines.items():
         rel = an.relative[an.relative["source"] == source]
         if rel.empty:
@@ -44,24 +66,26 @@ def relative_lines(an: Analysis) -> list[str]:
                 str(r["workload"]),
                 str(r["config_label"]),
                 str(r["n_ok"]),
-                _fmt(r["time"], "s"),
+                _fmt(r["time"], unit),
                 _fmt(r["time_rel"], "x"),
                 _fmt(r["cost_rel"], "x"),
                 str(r["flags"]),
             ]
             for _, r in rel.iterrows()
         ]
-        header = ["workload", "configuration", "runs", "time s", "time", "cost", "flags"]
+        header = ["workload", "configuration", "runs", f"time {unit}", "time", "cost", "flags"]
         lines += [*_grid(header, rows), ""]
     return lines
 
 
 def framework_lines(an: Analysis) -> list[str]:
-    lines = _framework_table(an.framework, an.metric_name)
+    lines = _framework_table(an.framework, an.metric_name, _unit(an.options.metric))
     if an.options.metric != "steady_step":
         # Training time includes each run's tracing and warm-up; the steady-state step ratio
         # beside it separates the framework's speed from its start-up.
-        lines += _framework_table(_steady_framework(an), summary.METRICS["steady_step"][1])
+        lines += _framework_table(
+            _steady_framework(an), summary.METRICS["steady_step"][1], _unit("steady_step")
+        )
     return lines
 
 
@@ -74,7 +98,7 @@ def _steady_framework(an: Analysis) -> pd.DataFrame:
     return effects.framework(configs, an.options.unstable_width)
 
 
-def _framework_table(fe: pd.DataFrame, metric_name: str) -> list[str]:
+def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]:
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
@@ -91,14 +115,23 @@ def _framework_table(fe: pd.DataFrame, metric_name: str) -> list[str]:
                 str(r["workload"]),
                 str(r["machine"]),
                 where,
-                _fmt(r["torch_time"], "s"),
-                _fmt(r["tensorflow_time"], "s"),
+                _fmt(r["torch_time"], unit),
+                _fmt(r["tensorflow_time"], unit),
                 _fmt(r["ratio"], "x"),
                 ci,
                 str(r["verdict"]),
             ]
         )
-    header = ["workload", "machine", "cores", "torch s", "tensorflow s", "ratio", "95% CI", ""]
+    header = [
+        "workload",
+        "machine",
+        "cores",
+        f"torch {unit}",
+        f"tensorflow {unit}",
+        "ratio",
+        "95% CI",
+        "",
+    ]
     title = f"framework effect: torch / TensorFlow {metric_name} (below 1: torch faster)"
     return [title, *_grid(header, rows), ""]
 

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis import report
@@ -17,9 +18,22 @@ from analysis.table import comparison_table, load_results
 
 from . import test_analysis_fakes as fakes
 
-SECTIONS = ["relative", "legacy", "framework", "hardware", "software", "peak", "startup",
-            "parity", "environment", "failed", "runs"]  # fmt: skip
+SECTIONS = ["relative", "legacy", "framework", "hardware", "software", "inside", "peak",
+            "startup", "parity", "environment", "failed", "runs"]  # fmt: skip
 FLOPS = {"per_step": 2e8, "achieved_gflops": 20.0, "peak_gflops": 80.0, "fraction_of_peak": 0.25}
+
+
+def add_inside_detail(result: Path) -> None:
+    """What a current worker adds: steps.json beside the record, resources, start-up phases."""
+    rec = json.loads(result.read_text())
+    cpus = rec["cpus"]
+    per_epoch = [[(4_000_000 + 10_000 * i) // cpus for i in range(20)] for _ in range(2)]
+    (result.parent / "steps.json").write_text(json.dumps({"unit": "ns", "per_epoch": per_epoch}))
+    rec["steps_file"] = "steps.json"
+    rec["resources"] = {"peak_rss_mib": 512.0 + cpus, "cpu_time_training_s": 3.0 * cpus,
+                        "busy_cores_training": 0.9 * cpus}  # fmt: skip
+    rec["startup"].update(process_start_s=0.5, data_s=0.75, build_s=0.125)
+    result.write_text(json.dumps(rec))
 
 
 def make_results(root: Path) -> tuple[Path, Path, Path]:
@@ -34,7 +48,10 @@ def make_results(root: Path) -> tuple[Path, Path, Path]:
             # a noisy pair of repeats: its interval is wider than 10% of the median
             ("tensorflow", 2): [[1.0 * scale, 2.0 * scale], [2.0 * scale, 3.0 * scale]],
         }
-        fakes.sweep(sweep, times, model=model, flops=FLOPS if model == "mlp" else None)
+        paths = fakes.sweep(sweep, times, model=model, flops=FLOPS if model == "mlp" else None)
+        if model == "mlp":
+            for path in paths:
+                add_inside_detail(path)
     fakes.write(sweep, "xla", fakes.record("tensorflow", 2, [0.75, 1.25], settings={"xla": True},
                                            opt="tuned"))  # fmt: skip
     fakes.write(sweep, "dead", fakes.failed("torch", 2, "worker exit code 1: boom", model="cnn"))
@@ -77,6 +94,8 @@ def test_the_report_has_every_section_and_embeds_every_figure(full_report):
     manifest = json.loads((out / "report_files" / "manifest.json").read_text())
     images = re.findall(r'<img src="data:image/png;base64,', page)
     assert len(images) == len(manifest["figures"]) >= 10
+    names = {Path(f).name for f in manifest["figures"]}  # the per-run charts are among them
+    assert {"inside_mlp.png", "wallclock_mlp.png", "startup.png"} <= names
     for figure in manifest["figures"]:
         assert (out / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for table in manifest["tables"]:
@@ -100,6 +119,14 @@ def test_the_report_shows_what_each_section_found(full_report):
     parity = (tables / "parity.csv").read_text()
     assert "pass" in parity and "4e-08" in parity
     assert (tables / "legacy_2017.csv").exists() and (tables / "scaling_gap.csv").exists()
+    inside = pd.read_csv(tables / "inside_runs.csv")
+    run = inside[(inside["workload"] == "mlp") & (inside["config_label"] == "torch cpu1")]
+    assert run["peak_rss_mib"].tolist() == [513.0, 513.0]
+    # steady steps: the first 10 of the run and each epoch's first left out; 29 remain
+    # (4.10..4.19 ms in epoch 1, 4.01..4.19 ms in epoch 2): median 4.12 ms
+    assert run["median_step_ms"].tolist() == pytest.approx([4.12, 4.12])
+    assert inside.loc[inside["workload"] == "cnn", "median_step_ms"].isna().all()  # no steps
+    assert "time_to_target_s" not in inside  # no target configured
     assert "framework effect: torch / TensorFlow training time" in printed
     assert "1 of 21 runs failed" in printed  # 16 + 1 settings variant + 1 failed + 3 from 2017
 

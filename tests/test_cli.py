@@ -23,6 +23,7 @@ from .conftest import CORES, run_cli
         (["model=resnet"], "unknown model 'resnet'; choose one of: "),
         (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
         (["cpus=two"], "cpus must be a whole number"),
+        (["pricing=gce_2017_preemptible"], "prices are chosen in the report: "),
     ],
 )
 def test_bad_input_exits_non_zero_with_one_line(args, message, tmp_path):
@@ -70,3 +71,12 @@ def test_the_parent_process_never_imports_a_framework():
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_help_shows_twinbenchs_groups_keys_and_examples():
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    out = proc.stdout
+    assert "model: bilstm, charlstm, cifar10_cnn, cnn" in out and "opt: default, tuned" in out
+    assert "cpus=N" in out and "quiet=true" in out and "+experiment=compare" in out
+    assert "Powered by Hydra" not in out  # not Hydra's generic page

@@ -2,21 +2,45 @@
 
 from __future__ import annotations
 
+import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
+
+
+def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
+    """Jobs in a basic sweep: the product of each swept key's values (None if unknown)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    given = {o.split("=", 1)[0].lstrip("+~"): o for o in task_overrides if "=" in o}
+    for key, values in sweeper_params.items():
+        given.setdefault(key, f"{key}={values}")
+    try:
+        parsed = OverridesParser.create().parse_overrides(list(given.values()))
+        n = 1
+        for o in parsed:
+            if o.is_sweep_override():
+                n *= len(list(o.sweep_iterator()))
+        return n
+    except Exception:  # glob() and other sweeps only the sweeper can expand
+        return None
 
 
 class SweepSummary(Callback):
-    """Prints the side-by-side table of the sweep and exits non-zero if any run failed.
+    """Says where a sweep stands (job i/N, elapsed, time left) before each job; at the end
+    prints the side-by-side table of the sweep and exits non-zero if any run failed.
 
     Hydra turns an exception in a callback into a warning and exits 0, so every way this can go
     wrong ends here in one line and exit code 1: a sweep whose summary cannot be made is not a
     sweep known to have succeeded.
     """
+
+    started_s: float | None = None
+    jobs: int | None = None
 
     def __init__(self) -> None:
         self.failed_jobs = 0  # as the jobs returned them, where they ran in this process
@@ -27,9 +51,26 @@ class SweepSummary(Callback):
         if job_return.status != JobStatus.COMPLETED or job_return.return_value != "ok":
             self.failed_jobs += 1
 
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self.started_s = time.time()  # wall clock: jobs may run on other machines
+        params = OmegaConf.to_container(config.hydra.sweeper.get("params") or {}, resolve=True)
+        self.jobs = sweep_size(list(config.hydra.overrides.task), params)
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        if self.started_s is None or "num" not in config.hydra.job:
+            return  # a single run, or a launcher that runs jobs in other processes
+        from twinbench import progress
+
+        done, elapsed = int(config.hydra.job.num), time.time() - self.started_s
+        head = f"sweep: job {done + 1}/{self.jobs or '?'}: {config.hydra.job.override_dirname}"
+        when = f"{progress.duration(elapsed)} elapsed"
+        if done and self.jobs:
+            when += f", about {progress.duration(elapsed / done * (self.jobs - done))} left"
+        progress.emit(f"{head}  ({when})", logging.getLogger("twinbench.sweep"))
+
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         try:
-            failed = self._summarize(Path(config.hydra.sweep.dir))
+            failed = self._summarize(Path(config.hydra.sweep.dir), config)
         except Exception as exc:  # reported as one line, never swallowed
             message = " ".join(f"{type(exc).__name__}: {exc}".splitlines())
             print(
@@ -42,12 +83,15 @@ class SweepSummary(Callback):
             raise SystemExit(1)
 
     @staticmethod
-    def _summarize(sweep_dir: Path) -> bool:
+    def _summarize(sweep_dir: Path, config: DictConfig) -> bool:
         from analysis.report import after_sweep
         from analysis.table import comparison_table, failures, load_results
 
         records = load_results([sweep_dir])
+        if config.get("certify"):
+            certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
         print("\n" + comparison_table(records), flush=True)
+        print("report: writing report.html and its figures ...", flush=True)
         print(after_sweep(sweep_dir), flush=True)
         failed = failures(records)
         if failed:
@@ -55,3 +99,21 @@ class SweepSummary(Callback):
             for path, record in failed:
                 print(f"  {path.parent.name}: {record['error']}")
         return bool(failed)
+
+
+def certify_missing(models: list[str]) -> None:
+    """The equivalence half of the comparison: certify each model that has no certificate yet.
+
+    Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
+    never competes with a timing; a current certificate, pass or fail, is kept as it is.
+    """
+    from twinbench import parity
+
+    for model in models:
+        if parity.status(model)["status"] in ("pass", "fail"):
+            continue  # a stale or missing certificate is made again
+        print(f"parity: certifying {model} in both frameworks (about a minute)...", flush=True)
+        report = parity.check(model)
+        path = parity.write_certificate(report)
+        verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
+        print(f"parity: {model} {verdict} -> {path}", flush=True)

@@ -22,6 +22,8 @@ from twinbench import schema
 from twinbench.config import CONF_DIR, ConfigError, build_spec, group_choices
 
 GROUPS = schema.GROUPS
+# Groups that overlay other keys (`# @package _global_`) rather than add a key of their own.
+OVERLAYS = ("experiment",)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -56,7 +58,7 @@ def _strings(override) -> list[str]:
 
 def _check_choice(key: str, value: Any) -> None:
     """A group option must exist before anything is composed (Hydra's own error is long)."""
-    if key in GROUPS and str(value) not in group_choices(key):
+    if key in (*GROUPS, *OVERLAYS) and str(value) not in group_choices(key):
         raise ConfigError(
             f"unknown {key} '{value}'; choose one of: {', '.join(group_choices(key))}"
         )
@@ -130,7 +132,7 @@ def _check_keys(job: list[str], base: dict[str, Any]) -> None:
                 f"removing '{key[1:]}' is not supported: every key is needed; set it instead"
             )
         path = key.lstrip("+").split(".")
-        if len(path) == 1 and path[0] in GROUPS:
+        if len(path) == 1 and path[0] in (*GROUPS, *OVERLAYS):
             continue
         node: Any = base
         for depth, part in enumerate(path):
@@ -181,6 +183,11 @@ def validate_overrides(args: list[str]) -> None:
             if key == output_dir and not o.is_sweep_override() and not o.is_delete():
                 output_value = str(o.value())
             continue
+        if key == "pricing":  # conf/pricing/ holds the report's tables, not a run's setting
+            raise ConfigError(
+                "prices are chosen in the report: python -m analysis <results> --pricing NAME "
+                f"(NAME one of: {', '.join(group_choices('pricing'))})"
+            )
         if not o.is_delete():
             for value in _values(o):
                 _check_choice(key, value)
@@ -192,7 +199,7 @@ def validate_overrides(args: list[str]) -> None:
     dirs: dict[str, list[str]] = {}
     with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
         for job in _jobs(job_overrides):
-            groups = tuple(o for o in job if o.split("=", 1)[0].lstrip("+") in GROUPS)
+            groups = tuple(o for o in job if o.split("=", 1)[0].lstrip("+") in (*GROUPS, *OVERLAYS))
             if groups not in bases:
                 bases[groups] = _compose(list(groups))
             _check_keys(job, bases[groups])
@@ -218,3 +225,46 @@ def check_overrides(args: list[str]) -> None:
         validate_overrides(args)
     except ConfigError as exc:
         fail(str(exc))
+
+
+COMMANDS = {
+    "run": "train and measure: Hydra overrides, add -m to sweep "
+    "(twinbench run -m backend=torch,tensorflow cpus=1,null)",
+    "report": "compare collected results: report.html, charts, tables "
+    "(twinbench report results/sweeps/<dir>)",
+    "collect": "gather result.json files into one Parquet/CSV table",
+    "parity": "equivalence certificate of a model in both frameworks (twinbench parity mlp)",
+    "mlflow": "export collected runs to an MLflow tracking store (optional extra: .[mlflow])",
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: twinbench <command> [arguments]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {text}" for name, text in COMMANDS.items()]
+    lines += ["", "twinbench <command> --help describes a command's arguments."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The installed `twinbench` command: one entry point in front of the three tools."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command == "run":
+        from twinbench.run import main_from_command_line
+
+        sys.argv = ["twinbench run", *rest]  # Hydra reads its overrides from sys.argv
+        main_from_command_line()
+        return 0
+    if command in ("report", "collect", "mlflow"):
+        from analysis.__main__ import main as analysis_main
+
+        return analysis_main([command, *rest])
+    if command == "parity":
+        from twinbench.parity import main as parity_main
+
+        return parity_main(rest)
+    fail(f"unknown command '{command}'; choose one of: {', '.join(COMMANDS)}")

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, cpu
+from twinbench import CONF_DIR, cpu
 
-CONF_DIR = REPO_ROOT / "conf"
 DEVICES = ("cpu", "cuda")
 
 

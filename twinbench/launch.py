@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, adaptive, lifeline, results
+from twinbench import REPO_ROOT, WORK_ROOT, adaptive, lifeline, progress, results
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -104,8 +104,11 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int, list[str]]:
-    """Run the worker; its stdout (progress) passes through, its stderr goes to worker.log.
+def start_worker(
+    run_dir: Path, time_limit_s: float | None = None, quiet: bool = False
+) -> tuple[int, list[str]]:
+    """Run the worker; its stdout (progress) goes to logging and the terminal through
+    progress.Relay, its stderr to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
     Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
@@ -118,7 +121,8 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
         # (lifeline.py); the worker also dies by the kernel's hand if the parent is killed.
         proc = subprocess.Popen(
             cmd,
-            cwd=REPO_ROOT,
+            cwd=WORK_ROOT,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             env=_worker_env(),
@@ -137,16 +141,22 @@ def start_worker(run_dir: Path, time_limit_s: float | None = None) -> tuple[int,
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
+        relay = threading.Thread(
+            target=progress.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
+        )
+        relay.start()
         try:
             rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             reader.join()
+            relay.join()
             raise TimeLimitExceeded(f"run exceeded its time limit of {time_limit_s:g} s") from None
         except BaseException:  # Ctrl-C or a launcher's signal: never leave a worker behind
             _kill_group(proc)
             raise
         reader.join()
+        relay.join()
     return rc, list(tail)
 
 
@@ -157,7 +167,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
     result_path = run_dir / results.RESULT_FILE
     try:
-        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s)
+        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s, bool(config.get("quiet")))
     except TimeLimitExceeded as exc:
         record = results.failed_record(config, str(exc), error_kind="time_limit")
         results.write_atomic(result_path, record)

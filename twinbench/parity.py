@@ -35,13 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from twinbench import REPO_ROOT, environment, results
+from twinbench import REPO_ROOT, WORK_ROOT, environment, results
 from twinbench.config import CONF_DIR, group_choices
 
 STEPS = 5
 BATCH = 32
 PROBE = 64
-CERT_DIR = REPO_ROOT / "results" / "parity"
+CERT_DIR = WORK_ROOT / "results" / "parity"
 BASE = "configured"  # the variant every check runs: the yaml's optimizer, unchanged
 
 # float32 tolerances. Forward: both compute the same sums in different orders (oneDNN vs MKL).
@@ -280,6 +280,7 @@ def _run_stages(model_name: str, variants: Variants) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
         (Path(tmp) / "variants.json").write_text(json.dumps(variants))
         for framework in ("tensorflow", "torch"):
+            print(f"parity: {model_name}: {framework} half...", flush=True)
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
             proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
             if proc.returncode:

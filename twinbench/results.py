@@ -39,6 +39,8 @@ NOT_MEASURED = (
     "time_limit_s",
     "allow_parallel",
     "measure",
+    "certify",
+    "quiet",
 )
 
 

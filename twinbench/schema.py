@@ -106,13 +106,25 @@ TOP_LEVEL: dict[str, Check] = {
     "force": boolean,
     "time_limit_s": positive_number(optional=True),
     "allow_parallel": boolean,
+    "profile": boolean,
+    "certify": boolean,
+    "quiet": boolean,
 }
 MEASURE: dict[str, Check] = {
     "warmup_steps": whole(0),
     "peak_probe": boolean,
     "peak_probe_size": whole(1),
     "peak_probe_seconds": positive_number(),
+    "peak_probe_repeats": whole(1),
+    "peak_probe_repeat_s": positive_number(),
+    "peak_cache_dir": text(optional=True),
+    "kernel_probe": boolean,
+    "profile_steps": whole(1),
+    "profile_warmup_steps": whole(0),
     "unstable_rel_width": positive_number(),
+    "target_rel_width": positive_number(optional=True),
+    "max_repeats": whole(1),
+    "max_seconds": positive_number(optional=True),
     "lock_file": text(),
 }
 DATA: dict[str, dict[str, Check]] = {

@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, kernels, parity, results
+from twinbench import cpu, environment, kernels, parity, progress, resources, results
 from twinbench import peak as peak_module
 from twinbench.config import RunSpec, spec_from_file
 
@@ -120,6 +120,8 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     from frameworks.timing import RunClock
 
     # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
+    label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
+    progress.status(f"[{label}] data: {spec.model_cfg['dataset']} ({spec.data['source']})...")
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
@@ -129,11 +131,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     peak = None
     # The machine's GEMM peak on these cores: separate processes, cached per machine and cores.
     t_probe = time.perf_counter_ns()
+    if spec.measure.get("peak_probe", True) and spec.device != "cuda":
+        progress.status(f"[{label}] the machine's GEMM peak on these cores (cached)...")
     machine = machine_peak_record(spec)
     probe_ns = time.perf_counter_ns() - t_probe
     if machine and machine.get("machine_peak_gflops"):
         peak = machine["machine_peak_gflops"]
 
+    progress.status(f"[{label}] importing {spec.backend}...")
     t0 = time.perf_counter_ns()
     backend = get_backend(spec.backend)  # the framework import happens here
     t_import = time.perf_counter_ns()
@@ -144,6 +149,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     backend.check_device(spec.device)
     backend.seed(spec.seed)
     if spec.measure.get("peak_probe", True) and spec.device == "cuda":
+        progress.status(f"[{label}] measuring the matmul peak with these threads...")
         peak = backend.matmul_gflops(
             int(spec.measure.get("peak_probe_size", 2048)),
             float(spec.measure.get("peak_probe_seconds", 1.0)),
@@ -169,8 +175,14 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     t_train = time.perf_counter_ns()
 
     clock = RunClock()
-    history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
+    progress.status(f"[{label}] training: first steps include tracing and warm-up...")
+    cpu_before_training_s = resources.cpu_seconds()
+    # A separate thread reads the clock once a second: nothing is added to the timed steps.
+    with progress.EpochProgress(clock, label, spec.epochs, plan.steps_per_epoch):
+        history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
 
+    train_wall_s = (clock.epoch_end_ns[-1] - clock.epoch_start_ns[0]) / 1e9
+    used = resources.usage(cpu_before_training_s, train_wall_s)
     settings_in_effect = backend.settings_report()
     step_ns = clock.step_times_ns()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
@@ -268,6 +280,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "profile": profile,
         # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
         "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
+        "resources": used,
         "history": {
             "loss": history.loss,
             "accuracy": history.accuracy,

@@ -1,0 +1,30 @@
+"""README command 1 (`run.py +experiment=compare`) answers both halves of the question."""
+
+from __future__ import annotations
+
+from omegaconf import OmegaConf
+
+from twinbench import CONF_DIR
+from twinbench.callbacks import sweep_size
+
+
+def test_the_default_comparison_sweeps_both_frameworks_at_one_and_all_cores_and_certifies():
+    exp = OmegaConf.load(CONF_DIR / "experiment" / "compare.yaml")
+    assert exp.hydra.mode == "MULTIRUN"
+    params = dict(exp.hydra.sweeper.params)
+    assert params == {"backend": "torch,tensorflow", "cpus": "1,null"}  # null: every core
+    assert sweep_size([], params) == 4
+    assert exp.certify is True
+
+
+def test_the_experiment_composes_with_the_rest_of_conf(compose):
+    cfg = compose("+experiment=compare", "model=cnn")
+    assert cfg["certify"] is True and cfg["epochs"] == 5 and cfg["model"]["name"] == "cnn"
+
+
+def test_its_settings_stay_out_of_the_run_identity_and_the_job_dirs():
+    from twinbench import results
+
+    assert {"certify", "quiet"} <= set(results.NOT_MEASURED)
+    excluded = OmegaConf.load(CONF_DIR / "config.yaml").hydra.job.config.override_dirname
+    assert {"certify", "quiet", "experiment"} <= set(excluded.exclude_keys)

@@ -1,0 +1,89 @@
+"""Inside-run detail for the report: steady steps from steps.json, time to a target accuracy,
+and the memory/CPU figures the worker records outside its timed steps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis import rundetail
+from twinbench import resources
+
+
+def test_steady_steps_leave_out_the_warm_up_and_each_epochs_first_step():
+    per_epoch = [[9_000_000, 1_000_000, 2_000_000], [8_000_000, 3_000_000]]
+    assert rundetail.steady_steps_ms(per_epoch, warmup_steps=0) == [1.0, 2.0, 3.0]
+    assert rundetail.steady_steps_ms(per_epoch, warmup_steps=2) == [2.0, 3.0]
+
+
+def test_time_to_target_is_the_wall_clock_to_the_first_epoch_that_reaches_it():
+    times, accuracy = [2.0, 1.5, 1.5], [0.80, 0.91, 0.95]
+    assert rundetail.time_to_target(times, accuracy, 0.9) == 3.5
+    assert rundetail.time_to_target(times, accuracy, 0.95) == 5.0
+    assert rundetail.time_to_target(times, accuracy, 0.99) is None
+
+
+def test_steps_are_read_only_from_a_well_formed_steps_file(tmp_path):
+    result = tmp_path / "result.json"
+    (tmp_path / "steps.json").write_text(json.dumps({"unit": "ns", "per_epoch": [[1, 2]]}))
+    assert rundetail.read_steps(str(result), "steps.json") == [[1, 2]]
+    (tmp_path / "bad.json").write_text(json.dumps({"unit": "s", "per_epoch": [[1, 2]]}))
+    assert rundetail.read_steps(str(result), "bad.json") is None
+    assert rundetail.read_steps(str(result), "missing.json") is None
+    assert rundetail.read_steps(str(result), None) is None
+
+
+def test_resources_count_the_cpu_time_spent_since_the_mark():
+    before = resources.cpu_seconds()
+    sum(i * i for i in range(2_000_000))  # some CPU work
+    used = resources.usage(before, train_wall_s=1.0)
+    assert used["cpu_time_training_s"] > 0
+    assert used["cpu_time_s"] >= used["cpu_time_training_s"]
+    assert used["busy_cores_training"] == pytest.approx(used["cpu_time_training_s"])
+    assert used["peak_rss_mib"] > 10  # this interpreter alone holds more than 10 MiB
+
+
+def test_the_report_gives_each_runs_time_to_a_configured_target(tmp_path):
+    import pandas as pd
+
+    from analysis.__main__ import main
+
+    from . import test_analysis_fakes as fakes
+
+    # validation accuracy 0.45 then 0.55: the 0.5 target is reached at the end of epoch 2
+    fakes.sweep(tmp_path / "s", {("torch", 1): [[1.0, 2.0]], ("tensorflow", 1): [[2.0, 4.0]]})
+    assert (
+        main([str(tmp_path / "s"), "--out", str(tmp_path / "out"), "--target-accuracy", "0.5"]) == 0
+    )
+    table = pd.read_csv(tmp_path / "out" / "report_files" / "tables" / "inside_runs.csv")
+    assert dict(zip(table["config_label"], table["time_to_target_s"], strict=True)) == {
+        "torch cpu1": 3.0,
+        "tensorflow cpu1": 6.0,
+    }
+    assert "accuracy first reached 0.5" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_batch_size_sweep_is_drawn_against_batch_size(tmp_path):
+    import pandas as pd
+
+    from analysis.__main__ import main
+
+    from . import test_analysis_fakes as fakes
+
+    sweep = tmp_path / "s"
+    for batch, step in ((128, 0.5), (256, 0.75)):  # bigger batches: longer steps, more samples/s
+        times = {("torch", 1): [[1.0, 2.0]], ("tensorflow", 1): [[2.0, 4.0]]}
+        for path in fakes.sweep(sweep / f"b{batch}", times, steady_step=step):
+            rec = json.loads(path.read_text())
+            rec["batch_size"] = rec["config"]["model"]["batch_size"] = batch
+            rec["timing"]["steady_samples_per_s"] = batch / step
+            path.write_text(json.dumps(rec))
+    assert main([str(sweep), "--out", str(tmp_path / "out")]) == 0
+    files = tmp_path / "out" / "report_files"
+    table = pd.read_csv(files / "tables" / "batch_sweep_mlp.csv")
+    torch = table[table["config_label"] == "torch cpu1"]
+    assert torch["batch_size"].tolist() == [128, 256]
+    assert torch["samples_per_s"].tolist() == [256.0, 256 / 0.75]
+    assert torch["step_ms"].tolist() == [500.0, 750.0]
+    assert (files / "figures" / "batch_mlp.png").exists()
