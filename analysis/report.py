@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import charts, effects
+from analysis import charts, effects, scaling_report
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -274,7 +274,7 @@ def section_hardware(page: Page, an: Analysis) -> None:
     for (source, workload), _ in hw.groupby(["source", "workload"], sort=False):
         page.add(f"<h3>{esc(workload)} ({esc(source)})</h3>")
         page.figure(
-            charts.scaling(hw[hw["source"] == source], str(workload)),
+            scaling_report.chart(hw[hw["source"] == source], str(workload), an),
             f"scaling_{source}_{workload}",
             f"{workload}: speed-up and efficiency",
         )
@@ -574,6 +574,7 @@ def write(an: Analysis, out: Path) -> Path:
         section_legacy,
         section_framework,
         section_hardware,
+        scaling_report.section,
         section_software,
         section_peak,
         section_startup,
