@@ -12,6 +12,11 @@ from omegaconf import DictConfig
 class SweepSummary(Callback):
     """Prints the side-by-side table of the sweep and exits non-zero if any run failed."""
 
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from twinbench.planner import announce
+
+        print(announce(config), flush=True)
+
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         from analysis.report import after_sweep
         from analysis.table import comparison_table, failures, load_results
