@@ -34,8 +34,8 @@ def sweep_config(tmp_path):
         yield make
 
 
-def fake_measure(wall_s: float, steps_per_epoch: int = 3):
-    """A stand-in for the worker: an ok record lasting `wall_s`, as run_job would store it."""
+def fake_measure(wall_s: float, train_s: float, steps_per_epoch: int = 3):
+    """A stand-in for the worker: an ok record lasting `wall_s`, `train_s` of it in epochs."""
 
     def measure_once(spec, config, run_dir: Path):
         record = {
@@ -43,6 +43,7 @@ def fake_measure(wall_s: float, steps_per_epoch: int = 3):
             "run_key": config["run_key"],
             "epochs": config["epochs"],
             "steps_per_epoch": steps_per_epoch,
+            "epoch_times_s": [train_s / config["epochs"]] * config["epochs"],
             "started": "2026-01-01T00:00:00+00:00",
             "finished": f"2026-01-01T00:00:{wall_s:06.3f}+00:00",
             "environment": {"fingerprint": MACHINE},
@@ -66,7 +67,7 @@ def test_the_plan_counts_runs_and_the_ones_a_resume_will_skip(sweep_config, monk
     assert [c["backend"]["name"] for c, _ in jobs] == ["torch", "tensorflow"]
     assert [d.name for _, d in jobs] == ["backend=torch,cpus=1,max_steps=3",
                                          "backend=tensorflow,cpus=1,max_steps=3"]  # fmt: skip
-    monkeypatch.setattr(launch, "measure_once", fake_measure(8.0))
+    monkeypatch.setattr(launch, "measure_once", fake_measure(8.0, 2.0))
     launch.run_job(*jobs[0])  # torch's two repeats finish
 
     plan = planner.plan_jobs(jobs)
@@ -81,11 +82,12 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
 ):
     config = sweep_config("backend=torch,tensorflow", "cpus=1", "max_steps=3")
     jobs = planner.hydra_jobs(config)
-    # An earlier sweep measured the same torch job (12 s) and tensorflow with 6 steps per
-    # epoch (20 s, so 10 s at this sweep's 3); another machine's record must not count.
-    monkeypatch.setattr(launch, "measure_once", fake_measure(12.0))
+    # An earlier sweep measured the same torch job (12 s) and tensorflow with 6 steps per epoch
+    # (20 s: 8 s overhead, 12 s training, so 8 + 6 s at this sweep's 3 steps); another
+    # machine's record must not count.
+    monkeypatch.setattr(launch, "measure_once", fake_measure(12.0, 4.0))
     launch.run_job(jobs[0][0], tmp_path / "sweeps" / "earlier" / "torch")
-    monkeypatch.setattr(launch, "measure_once", fake_measure(20.0, steps_per_epoch=6))
+    monkeypatch.setattr(launch, "measure_once", fake_measure(20.0, 12.0, steps_per_epoch=6))
     launch.run_job({**jobs[1][0], "max_steps": 6}, tmp_path / "sweeps" / "earlier" / "tf")
     other = tmp_path / "sweeps" / "elsewhere" / "torch" / results.RESULT_FILE
     record = results.read(tmp_path / "sweeps" / "earlier" / "torch" / results.RESULT_FILE)
@@ -96,9 +98,8 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
     plan = planner.estimate(plan, planner.history([tmp_path / "sweeps"], MACHINE))
     assert plan.history_records == 2
     assert plan.estimated_runs == 2 and plan.similar_runs == 1
-    epochs = jobs[1][0]["model"]["epochs"]
-    assert plan.estimate_s == pytest.approx(12.0 + 20.0 / (epochs * 6) * (epochs * 3))
-    assert "estimated wall time 22s for 2 of them, from 2 earlier record(s)" in plan.describe()
+    assert plan.estimate_s == pytest.approx(12.0 + 8.0 + 6.0)
+    assert "estimated wall time 26s for 2 of them, from 2 earlier record(s)" in plan.describe()
 
 
 def test_a_plan_that_cannot_be_made_never_stops_the_sweep():

@@ -6,10 +6,11 @@ Jobs are expanded the way Hydra's basic sweeper expands them, and each job's con
 composed the way its launcher composes it, so the run directories and run keys are the ones the
 jobs will use. A run counts as finished by the same test run_job applies (launch._reusable).
 
-The estimate: for each run still to measure, the median wall time (started to finished) of
-earlier successful records on this machine with the same run key, else with the same framework,
-model and cores, scaled by the number of training steps. Runs with neither are counted apart,
-never guessed. Wall time excludes each worker's process start before its clock starts.
+The estimate: for each run still to measure, the median wall time of earlier successful records
+on this machine with the same run key; else, from records with the same framework, model and
+cores, their median overhead (wall time not spent in epochs: start-up, imports, data) plus their
+median time per training step x this run's steps. Runs with neither are counted apart, never
+guessed. Wall time = started to finished + the worker's process start (startup.process_start_s).
 """
 
 from __future__ import annotations
@@ -132,7 +133,9 @@ def _wall_s(record: dict[str, Any]) -> float | None:
         end = datetime.fromisoformat(record["finished"])
     except (KeyError, TypeError, ValueError):
         return None
-    seconds = (end - start).total_seconds()
+    # `started` is stamped once the worker runs; its process start before that is recorded apart.
+    spawn = (record.get("startup") or {}).get("process_start_s") or 0.0
+    seconds = (end - start).total_seconds() + float(spawn)
     return seconds if seconds > 0 else None
 
 
@@ -160,7 +163,8 @@ def _similar(config: dict[str, Any]) -> tuple:
 @dataclass
 class History:
     by_key: dict[str, list[float]] = field(default_factory=dict)
-    by_similar: dict[tuple, list[float]] = field(default_factory=dict)  # seconds per step
+    # (framework, model, cores, device) -> [(overhead s, training s per step)]
+    by_similar: dict[tuple, list[tuple[float, float]]] = field(default_factory=dict)
     records: int = 0
 
 
@@ -185,8 +189,10 @@ def history(roots: list[Path], machine: str) -> History:
             out.by_key.setdefault(str(record.get("run_key")), []).append(wall)
             config = record.get("config") or {}
             steps = _steps(config, record)
-            if steps:
-                out.by_similar.setdefault(_similar(config), []).append(wall / steps)
+            train = sum(float(t) for t in record.get("epoch_times_s") or [])
+            if steps and 0 < train <= wall:
+                pair = (wall - train, train / steps)
+                out.by_similar.setdefault(_similar(config), []).append(pair)
     return out
 
 
@@ -198,9 +204,10 @@ def estimate(plan: Plan, past: History) -> Plan:
             plan.estimate_s += statistics.median(same)
             plan.estimated_runs += 1
             continue
-        per_step, steps = past.by_similar.get(_similar(run.config)), _steps(run.config)
-        if per_step and steps:
-            plan.estimate_s += statistics.median(per_step) * steps
+        similar, steps = past.by_similar.get(_similar(run.config)), _steps(run.config)
+        if similar and steps:
+            overhead = statistics.median(o for o, _ in similar)
+            plan.estimate_s += overhead + statistics.median(p for _, p in similar) * steps
             plan.estimated_runs += 1
             plan.similar_runs += 1
     return plan
