@@ -13,9 +13,11 @@ class SweepSummary(Callback):
     """Prints the side-by-side table of the sweep and exits non-zero if any run failed."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        from twinbench.planner import announce
+        from twinbench import planner, slurm
 
-        print(announce(config), flush=True)
+        for line in (slurm.prepare(config), planner.announce(config)):
+            if line:
+                print(line, flush=True)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         from analysis.report import after_sweep
