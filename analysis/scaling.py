@@ -279,9 +279,15 @@ class SeriesModel:
     key: dict[str, Any]
     measured_cores: list[float]
     reference_cpus: float
-    reference_time: float
     fits: list[Fit]
     chosen: Fit | None
+
+    @property
+    def reference_time(self) -> float:
+        """The chosen law's time on the fewest cores measured: speed-ups are relative to it
+        (in the law's own terms, whatever metric the report's measured speed-ups use)."""
+        assert self.chosen is not None
+        return math.exp(float(self.chosen.log_time(self.reference_cpus)))
 
     @property
     def label(self) -> str:
@@ -332,7 +338,6 @@ def model_series(
                 key=key,
                 measured_cores=sorted(float(c) for c in series["cpus"].unique()),
                 reference_cpus=float(ref["cpus"]),
-                reference_time=float(ref["time"]),
                 fits=fits,
                 chosen=choose(fits),
             )

@@ -41,14 +41,10 @@ def series_model(cores, times, fits=None) -> scaling.SeriesModel:
     fits = fits or [scaling.fit(law, cores, times) for law in scaling.LAWS]
     key = dict(source="s", workload="w", machine="m", backend="torch", settings="{}",
                settings_label="default")  # fmt: skip
-    fewest = min(cores)
     return scaling.SeriesModel(
         key=key,
         measured_cores=sorted({float(c) for c in cores}),
-        reference_cpus=float(fewest),
-        reference_time=float(
-            np.mean([t for c, t in zip(cores, times, strict=True) if c == fewest])
-        ),
+        reference_cpus=float(min(cores)),
         fits=fits,
         chosen=scaling.choose(fits),
     )
@@ -147,7 +143,17 @@ def test_the_report_draws_fits_with_an_extrapolated_band(tmp_path):
     assert set(preds.loc[preds["cpus"].isin([8, 16, 32, 64]), "range"]) == {scaling.MEASURED_RANGE}
     assert not math.isnan(preds["predicted_cost"].iloc[0])
 
-    from analysis import report
+    from analysis import report, scaling_report
+
+    hw = an.hardware[an.hardware["source"] == "2017 logs"]
+    speedup_axis = scaling_report.chart(hw, "cnn", an).axes[0]
+    fitted = [line.get_label() for line in speedup_axis.get_lines() if " fit: " in line.get_label()]
+    assert sorted(fitted) == [
+        "USL fit: tensorflow [build=compiled]",
+        "USL fit: tensorflow [build=pip]",
+    ]
+    assert max(speedup_axis.get_lines()[-1].get_xdata()) == 64 * 4  # drawn past the measurements
+    assert scaling.EXTRAPOLATED in [t.get_text() for t in speedup_axis.texts]
 
     html = report.write(an, tmp_path).read_text()
     assert "Scaling model" in html and "extrapolated" in html
