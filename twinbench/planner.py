@@ -16,17 +16,20 @@ guessed. Wall time = started to finished + the worker's process start (startup.p
 from __future__ import annotations
 
 import statistics
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from twinbench import environment, launch, results
+from twinbench import REPO_ROOT, environment, launch, results
 from twinbench.config import ConfigError, build_spec
 
 # Earlier records are looked for below the sweep folder's parent (results/sweeps/ holds every
-# sweep); at most this many are read, so a huge results tree cannot stall the sweep's start.
+# sweep) and results/; at most this many are read, and the search stops after this long, so a
+# huge tree (a sweep folder directly under /tmp) cannot stall the sweep's start.
 MAX_RECORDS = 20000
+SEARCH_BUDGET_S = 5.0
 
 
 @dataclass
@@ -172,11 +175,14 @@ def history(roots: list[Path], machine: str) -> History:
     """Wall times of this machine's successful records below `roots`."""
     out = History()
     seen: set[Path] = set()
+    deadline = time.monotonic() + SEARCH_BUDGET_S
     for root in roots:
-        for path in sorted(Path(root).rglob(results.RESULT_FILE))[:MAX_RECORDS]:
-            if path in seen:
+        for path in Path(root).rglob(results.RESULT_FILE):
+            if len(seen) >= MAX_RECORDS or time.monotonic() > deadline:
+                break
+            if path.resolve() in seen:
                 continue
-            seen.add(path)
+            seen.add(path.resolve())
             try:
                 record = results.read(path)
             except (OSError, ValueError):
@@ -253,7 +259,7 @@ def announce(config: Any) -> str:
             return "plan: not available for this sweeper (only Hydra's basic sweeper is expanded)"
         plan = plan_jobs(hydra_jobs(config))
         sweep_dir = Path(config.hydra.sweep.dir)
-        roots = [sweep_dir.parent] if sweep_dir.parent != sweep_dir else [sweep_dir]
+        roots = [sweep_dir.parent, REPO_ROOT / "results"]
         machine = environment.machine_fingerprint(environment.describe())
         return estimate(plan, history(roots, machine)).describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
