@@ -537,10 +537,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         hardware = effects.hardware(summary.configs(runs, "train_time", 0.1))
         table = validate(hardware, runs)
     except AnalysisError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"analysis: error: {exc}", file=sys.stderr)
         return 2
     if table.empty:
-        print("error: no series was measured at every validation core count", file=sys.stderr)
+        message = "no series was measured at every validation core count"
+        print(f"analysis: error: {message}", file=sys.stderr)
         return 2
     print(validation_markdown(table))
     return 0
