@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,7 +175,8 @@ class Fit:
                 value, low, high = math.exp(value), math.exp(low), math.exp(high)
             else:  # an interval past a bound the parameter cannot cross stops at the bound
                 low, high = max(low, lo), min(high, hi)
-            out[name], out[f"{name}_low"], out[f"{name}_high"] = value, low, high
+            out[name] = float(value)
+            out[f"{name}_low"], out[f"{name}_high"] = float(low), float(high)
         return out
 
 
@@ -189,15 +191,18 @@ def fit(law: Law, cores: Sequence[float], times: Sequence[float]) -> Fit:
     fewest = n.min()
     start = (float(np.mean(y[n == fewest]) + math.log(fewest)), *law.start)
     try:
-        values, cov = optimize.curve_fit(
-            law.log_time,
-            n,
-            y,
-            p0=start,
-            bounds=((-np.inf, *law.lower), (np.inf, *law.upper)),
-            maxfev=20000,
-        )
-    except (RuntimeError, ValueError, optimize.OptimizeWarning) as exc:
+        with warnings.catch_warnings():
+            # A singular Jacobian gives an infinite covariance: reported as no interval below.
+            warnings.simplefilter("ignore", optimize.OptimizeWarning)
+            values, cov = optimize.curve_fit(
+                law.log_time,
+                n,
+                y,
+                p0=start,
+                bounds=((-np.inf, *law.lower), (np.inf, *law.upper)),
+                maxfev=20000,
+            )
+    except (RuntimeError, ValueError) as exc:
         return Fit(law, n_obs=len(n), note=f"did not converge ({exc})")
     residuals = y - law.log_time(n, *values)
     rss = float(np.sum(residuals**2))
