@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import certificates, effects, environment, pricing, relative, summary
+from analysis import certificates, effects, environment, pricing, relative, scaling, summary
 from analysis.dedupe import Issues, dedupe
 from analysis.errors import AnalysisError
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -49,6 +49,7 @@ class Analysis:
     machines: pd.DataFrame
     threads: pd.DataFrame
     baseline_error: str | None = None
+    scaling: scaling.ScalingModel | None = None
 
     @property
     def failed(self) -> pd.DataFrame:
@@ -113,4 +114,5 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         machines=environment.machines(runs),
         threads=environment.threads(runs),
         baseline_error=error,
+        scaling=scaling.build(hardware, runs, prices),
     )

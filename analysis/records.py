@@ -291,6 +291,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         "python": env.get("python"),
         "platform": env.get("platform"),
         "affinity": canonical(r.get("affinity")) if r.get("affinity") is not None else None,
+        **_slurm(env.get("slurm")),
         "epoch_times_s": canonical(times),
         "history": canonical(history),
         "config_hash": short_hash(measured_config(config)),
@@ -309,3 +310,15 @@ def to_row(rec: Record) -> dict[str, Any]:
     row.update(machine_peak.columns(r))
     row.update(layers.columns(r))
     return row
+
+
+def _slurm(slurm: Any) -> dict[str, Any]:
+    """The Slurm job a run belonged to, when it ran under Slurm (requeued if restart_count > 0)."""
+    if not isinstance(slurm, dict):
+        return {}
+    granted = slurm.get("granted_cpus")
+    return {
+        "slurm_job_id": slurm.get("job_id"),
+        "slurm_restart_count": slurm.get("restart_count"),
+        "slurm_granted_cpus": canonical(granted) if granted is not None else None,
+    }

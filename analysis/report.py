@@ -28,6 +28,7 @@ from analysis import (
     machine_peak,
     runcharts,
     rundetail,
+    scaling_report,
     seed_curves,
 )
 from analysis.errors import AnalysisError
@@ -297,7 +298,7 @@ def section_hardware(page: Page, an: Analysis) -> None:
     for (source, workload), _ in hw.groupby(["source", "workload"], sort=False):
         page.add(f"<h3>{esc(workload)} ({esc(source)})</h3>")
         page.figure(
-            charts.scaling(hw[hw["source"] == source], str(workload)),
+            scaling_report.chart(hw[hw["source"] == source], str(workload), an),
             f"scaling_{source}_{workload}",
             f"{workload}: speed-up and efficiency",
         )
@@ -627,6 +628,7 @@ SECTIONS: list[Callable[[Page, Analysis], None]] = [
     section_legacy,
     section_framework,
     section_hardware,
+    scaling_report.section,
     section_software,
     section_inside_runs,
     section_peak,
@@ -646,6 +648,7 @@ NAV = [  # in page order
     ("legacy", "2017"),
     ("framework", "framework"),
     ("hardware", "hardware"),
+    ("scaling-model", "scaling"),
     ("software", "software"),
     ("inside", "inside runs"),
     ("peak", "peak"),

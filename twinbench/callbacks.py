@@ -55,6 +55,11 @@ class SweepSummary(Callback):
         self.started_s = time.time()  # wall clock: jobs may run on other machines
         params = OmegaConf.to_container(config.hydra.sweeper.get("params") or {}, resolve=True)
         self.jobs = sweep_size(list(config.hydra.overrides.task), params)
+        from twinbench import planner, slurm
+
+        for line in (slurm.prepare(config), planner.announce(config)):
+            if line:
+                print(line, flush=True)
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
         if self.started_s is None or "num" not in config.hydra.job:

@@ -57,6 +57,38 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+# Slurm's variables for the job a run belongs to (absent outside Slurm).
+SLURM_VARIABLES = {
+    "job_id": "SLURM_JOB_ID",
+    "array_job_id": "SLURM_ARRAY_JOB_ID",
+    "array_task_id": "SLURM_ARRAY_TASK_ID",
+    "step_id": "SLURM_STEP_ID",
+    "partition": "SLURM_JOB_PARTITION",
+    "node_list": "SLURM_JOB_NODELIST",
+    "cpus_per_task": "SLURM_CPUS_PER_TASK",
+    "cpus_on_node": "SLURM_CPUS_ON_NODE",
+    "job_cpus_per_node": "SLURM_JOB_CPUS_PER_NODE",
+}
+
+
+def slurm_allocation() -> dict[str, Any] | None:
+    """The Slurm job this process runs in, and the cores Slurm granted it; None outside Slurm.
+
+    `restart_count` > 0 means Slurm requeued the job (preemption, `scontrol requeue`) and this
+    is a later attempt. `granted_cpus` is the affinity of the job step's task (SLURM_TASK_PID,
+    the process Slurm started and bound): the worker pins itself to a subset of it.
+    """
+    if "SLURM_JOB_ID" not in os.environ:
+        return None
+    out: dict[str, Any] = {k: os.environ.get(v) for k, v in SLURM_VARIABLES.items()}
+    out["restart_count"] = int(os.environ.get("SLURM_RESTART_COUNT") or 0)
+    try:
+        out["granted_cpus"] = sorted(os.sched_getaffinity(int(os.environ["SLURM_TASK_PID"])))
+    except (KeyError, ValueError, OSError):  # no task pid, or that process has gone
+        out["granted_cpus"] = None
+    return out
+
+
 def describe() -> dict[str, Any]:
     import psutil
 
@@ -74,6 +106,7 @@ def describe() -> dict[str, Any]:
         "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
         "load_average": list(os.getloadavg()),
         "machine_state": machine_state.describe(),  # huge pages, governor, allocator
+        "slurm": slurm_allocation(),
     }
     env["fingerprint"] = machine_fingerprint(env)
     return env

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, WORK_ROOT, adaptive, lifeline, progress, results
+from twinbench import REPO_ROOT, WORK_ROOT, adaptive, lifeline, progress, results, slurm
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -172,6 +172,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
         record = results.failed_record(config, str(exc), error_kind="time_limit")
         results.write_atomic(result_path, record)
         return record
+    slurm.leave_if_preempted(rc)
     if result_path.exists():
         return results.read(result_path)
     # The worker died before it could write anything (killed, out of memory, segfault).

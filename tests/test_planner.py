@@ -1,0 +1,110 @@
+"""The sweep planner: before the first job, how many runs a sweep holds, how many a resume will
+skip, and how long the rest should take on this machine, from earlier records only.
+
+Jobs are expanded from a multirun config composed by Hydra itself; "finished" runs are written
+by launch.run_job (with the worker replaced by a stub that records a run), so the planner must
+agree with run_job's own resume test, not with a copy of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twinbench import REPO_ROOT, environment, launch, planner, results
+
+MACHINE = environment.machine_fingerprint(environment.describe())
+
+
+@pytest.fixture
+def sweep_config(tmp_path):
+    """The master config Hydra hands a multirun's callbacks, for given command-line overrides."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    with initialize_config_dir(str(REPO_ROOT / "conf"), version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+
+        def make(*overrides: str):
+            sweep_dir = f"hydra.sweep.dir={tmp_path / 'sweeps' / 'now'}"
+            return loader.load_configuration("config", [sweep_dir, *overrides], RunMode.MULTIRUN)
+
+        yield make
+
+
+def fake_measure(wall_s: float, train_s: float, steps_per_epoch: int = 3):
+    """A stand-in for the worker: an ok record lasting `wall_s`, `train_s` of it in epochs."""
+
+    def measure_once(spec, config, run_dir: Path):
+        record = {
+            "status": "ok",
+            "run_key": config["run_key"],
+            "epochs": config["epochs"],
+            "steps_per_epoch": steps_per_epoch,
+            "epoch_times_s": [train_s / config["epochs"]] * config["epochs"],
+            "started": "2026-01-01T00:00:00+00:00",
+            "finished": f"2026-01-01T00:00:{wall_s:06.3f}+00:00",
+            "environment": {"fingerprint": MACHINE},
+            "config": config,
+            # What summarize_repeats reads when a job has several repeats.
+            "timing": {
+                "steady_step_s": {"median": 0.5},
+                "epoch_s": {"median": 1.5},
+                "steady_samples_per_s": 256.0,
+            },
+        }
+        results.write_atomic(run_dir / results.RESULT_FILE, record)
+        return record
+
+    return measure_once
+
+
+def test_the_plan_counts_runs_and_the_ones_a_resume_will_skip(sweep_config, monkeypatch):
+    config = sweep_config("backend=torch,tensorflow", "cpus=1", "max_steps=3", "repeats=2")
+    jobs = planner.hydra_jobs(config)
+    assert [c["backend"]["name"] for c, _ in jobs] == ["torch", "tensorflow"]
+    assert [d.name for _, d in jobs] == ["backend=torch,cpus=1,max_steps=3",
+                                         "backend=tensorflow,cpus=1,max_steps=3"]  # fmt: skip
+    monkeypatch.setattr(launch, "measure_once", fake_measure(8.0, 2.0))
+    launch.run_job(*jobs[0])  # torch's two repeats finish
+
+    plan = planner.plan_jobs(jobs)
+    assert (len(plan.runs), plan.finished, len(plan.pending)) == (4, 2, 2)
+    # No earlier tensorflow record: the planner says so instead of guessing.
+    line = planner.estimate(plan, planner.history([Path(config.hydra.sweep.dir)], MACHINE))
+    assert "4 run(s); 2 already finished, 2 to measure; no wall-time estimate" in line.describe()
+
+
+def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
+    sweep_config, tmp_path, monkeypatch
+):
+    config = sweep_config("backend=torch,tensorflow", "cpus=1", "max_steps=3")
+    jobs = planner.hydra_jobs(config)
+    # An earlier sweep measured the same torch job (12 s) and tensorflow with 6 steps per epoch
+    # (20 s: 8 s overhead, 12 s training, so 8 + 6 s at this sweep's 3 steps); another
+    # machine's record must not count.
+    monkeypatch.setattr(launch, "measure_once", fake_measure(12.0, 4.0))
+    launch.run_job(jobs[0][0], tmp_path / "sweeps" / "earlier" / "torch")
+    monkeypatch.setattr(launch, "measure_once", fake_measure(20.0, 12.0, steps_per_epoch=6))
+    launch.run_job({**jobs[1][0], "max_steps": 6}, tmp_path / "sweeps" / "earlier" / "tf")
+    other = tmp_path / "sweeps" / "elsewhere" / "torch" / results.RESULT_FILE
+    record = results.read(tmp_path / "sweeps" / "earlier" / "torch" / results.RESULT_FILE)
+    record["environment"] = {"fingerprint": "Another CPU x128"}
+    results.write_atomic(other, record)
+
+    plan = planner.plan_jobs(jobs)
+    plan = planner.estimate(plan, planner.history([tmp_path / "sweeps"], MACHINE))
+    assert plan.history_records == 2
+    assert plan.estimated_runs == 2 and plan.similar_runs == 1
+    assert plan.estimate_s == pytest.approx(12.0 + 8.0 + 6.0)
+    assert "estimated wall time 26s for 2 of them, from 2 earlier record(s)" in plan.describe()
+
+
+def test_a_plan_that_cannot_be_made_never_stops_the_sweep():
+    assert planner.announce(object()).startswith("plan: not available")
+
+
+def test_durations_read_like_a_clock():
+    assert [planner.format_duration(s) for s in (7, 61, 3725)] == ["7s", "1m01s", "1h02m"]

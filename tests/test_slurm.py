@@ -1,0 +1,143 @@
+"""Sweeps on a real one-node Slurm cluster (tests/slurm_cluster.py): Hydra's submitit_slurm
+launcher, each job inside the cores Slurm granted, the measurement lock across jobs, one merged
+report, and a job requeued in the middle of the sweep as preemption would.
+
+Skipped, with the reason, where Slurm is not installed (`.ci/run` installs it) or not root.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from analysis import pipeline
+from analysis.table import runs_table
+from tests import slurm_cluster
+from twinbench import REPO_ROOT
+
+TINY = ["model=mlp", "cpus=1", "epochs=1", "max_steps=3"]
+SUBMITIT = [
+    "hydra/launcher=submitit_slurm",
+    "hydra.launcher.cpus_per_task=1",
+    "hydra.launcher.partition=debug",
+    "hydra.launcher.timeout_min=10",
+]
+SWEEP_TIMEOUT_S = 400
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    yield from slurm_cluster.cluster()
+
+
+def sweep(cluster: slurm_cluster.SlurmCluster, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "run.py", "-m", *SUBMITIT, *TINY, *args],
+        cwd=REPO_ROOT,
+        env=cluster.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen) -> str:
+    out, _ = proc.communicate(timeout=SWEEP_TIMEOUT_S)
+    assert proc.returncode == 0, out[-4000:]
+    return out
+
+
+def records(sweep_dir: Path) -> dict[str, dict]:
+    return {
+        str(p.parent.relative_to(sweep_dir)): json.loads(p.read_text())
+        for p in sorted(sweep_dir.rglob("result.json"))
+    }
+
+
+def when(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp)
+
+
+def job_starts(sweep_dir: Path) -> list[datetime]:
+    """When each Slurm job's process started, from submitit's own log lines."""
+    starts = []
+    for log in (sweep_dir / ".submitit").rglob("*_log.out"):
+        found = re.search(r"submitit INFO \((\S+ \S+)\) - Starting with", log.read_text())
+        if found:
+            starts.append(datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f"))
+    return starts
+
+
+def test_a_sweep_of_both_frameworks_runs_on_slurm_inside_its_cores(slurm, tmp_path):
+    sweep_dir = tmp_path / "sweep"
+    out = finish(sweep(slurm, "backend=torch,tensorflow", f"hydra.sweep.dir={sweep_dir}"))
+
+    assert "job states are read from squeue instead of sacct" in out
+    assert "Bypassing sacct error" not in out and "accounting storage is disabled" not in out
+    assert "plan: 2 run(s); 0 already finished, 2 to measure" in out
+    runs = records(sweep_dir)
+    assert len(runs) == 2 and {r["status"] for r in runs.values()} == {"ok"}
+    job_ids = set()
+    for record in runs.values():
+        granted = record["environment"]["slurm"]["granted_cpus"]
+        assert len(granted) == 1  # cpus_per_task=1: Slurm bound the job to one core
+        assert set(record["affinity"]) <= set(granted)
+        assert record["environment"]["slurm"]["restart_count"] == 0
+        job_ids.add(record["environment"]["slurm"]["job_id"])
+    assert len(job_ids) == 2
+
+    # Two cores, one each: Slurm ran both jobs at once, and the lock made the measured runs
+    # take turns (a run's clock starts after it holds the lock).
+    first, second = sorted(runs.values(), key=lambda r: r["started"])
+    assert when(second["started"]) >= when(first["finished"])
+    assert max(job_starts(sweep_dir)) < when(first["finished"]).replace(tzinfo=None)
+
+    # One report over both jobs' results, written by the sweep itself.
+    assert (sweep_dir / "report.html").is_file()
+    an = pipeline.analyze(runs_table([sweep_dir]), pipeline.Options(inputs=[sweep_dir]))
+    assert len(an.framework) == 1 and an.runs["slurm_job_id"].nunique() == 2
+
+
+def test_a_job_requeued_mid_sweep_keeps_finished_runs_and_measures_the_rest(slurm, tmp_path):
+    """`scontrol requeue` while the job's second repeat is being measured: the first repeat is
+    kept (not measured again), the second is measured by the job's next run, which the record
+    says is a restart; nothing of the interrupted attempt is recorded."""
+    sweep_dir = tmp_path / "sweep"
+    proc = sweep(slurm, "backend=torch", "repeats=2", f"hydra.sweep.dir={sweep_dir}")
+    try:
+        deadline = time.monotonic() + SWEEP_TIMEOUT_S
+        while not list(sweep_dir.rglob("repeat-1/worker.log")):
+            assert proc.poll() is None and time.monotonic() < deadline, "repeat 1 never started"
+            time.sleep(0.2)
+        first = records(sweep_dir)
+        assert len(first) == 1 and next(iter(first)).endswith("repeat-0")
+        job_id = slurm.run("squeue", "-h", "-o", "%i").split()[0]
+        slurm.run("scontrol", "requeue", job_id)
+        slurm.release(job_id)
+        finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    runs = records(sweep_dir)
+    assert [k.rsplit("/", 1)[1] for k in runs] == ["repeat-0", "repeat-1"]
+    (repeat0, kept), (_, remeasured) = sorted(runs.items())
+    assert kept == first[repeat0]  # finished before the requeue: untouched
+    assert kept["environment"]["slurm"]["restart_count"] == 0
+    assert remeasured["status"] == "ok"
+    assert remeasured["environment"]["slurm"]["restart_count"] == 1
+    assert remeasured["environment"]["slurm"]["job_id"] == job_id
+    assert not list(sweep_dir.rglob("result.previous-*.json"))  # nothing measured twice
+    job_logs = "".join(p.read_text() for p in (sweep_dir / ".submitit").rglob("*_log.out"))
+    assert "already measured" in job_logs  # the restarted job skipped repeat 0
+    an = pipeline.analyze(runs_table([sweep_dir]), pipeline.Options(inputs=[sweep_dir]))
+    assert int(an.configs["n_ok"].sum()) == 2
+    assert sorted(an.runs["slurm_restart_count"]) == [0, 1]
