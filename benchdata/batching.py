@@ -15,8 +15,11 @@ def steps_per_epoch(
     n: int, batch_size: int, max_steps: int | None = None, partial_batch: bool = True
 ) -> int:
     """Batches per epoch (a partial last one included, as Keras and torch do, unless
-    `partial_batch` is false: full batches only, as fit_generator's n // batch_size), capped."""
-    steps = math.ceil(n / batch_size) if partial_batch else n // batch_size
+    `partial_batch` is false: full batches only, as fit_generator's n // batch_size), capped.
+    A set smaller than one batch still trains its one partial batch: zero steps would leave an
+    epoch with nothing to time."""
+    full_only = not partial_batch and n >= batch_size
+    steps = n // batch_size if full_only else math.ceil(n / batch_size)
     return steps if max_steps is None else min(steps, max_steps)
 
 

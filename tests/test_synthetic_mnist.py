@@ -66,5 +66,6 @@ def test_steps_per_epoch_keeps_the_partial_last_batch_and_honours_the_cap():
     assert batching.steps_per_epoch(60_000, 128, max_steps=10) == 10
     # cifar10_cnn's fit_generator(steps_per_epoch=x_train.shape[0] // batch_size): full batches
     assert batching.steps_per_epoch(50_000, 32, partial_batch=False) == 1562
+    assert batching.steps_per_epoch(20, 32, partial_batch=False) == 1  # never an empty epoch
     batches = batching.epoch_batches(np.arange(300), 128, 3)
     assert [len(b) for b in batches] == [128, 128, 44]

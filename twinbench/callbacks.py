@@ -53,7 +53,8 @@ class SweepSummary(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self.started_s = time.time()  # wall clock: jobs may run on other machines
-        params = OmegaConf.to_container(config.hydra.sweeper.get("params") or {}, resolve=True)
+        swept = config.hydra.sweeper.get("params")
+        params = OmegaConf.to_container(swept, resolve=True) if swept else {}
         self.jobs = sweep_size(list(config.hydra.overrides.task), params)
         from twinbench import planner, slurm
 

@@ -50,6 +50,9 @@ def main(cfg: DictConfig) -> str:
 
 def main_from_command_line() -> None:
     lifeline.stop_on_signals()
+    # run.log sits in the run directory: on a full disk its handler fails on every line, and
+    # logging would print a traceback for each. The failure itself is reported once, below.
+    logging.raiseExceptions = False
     # Hydra would print its own report of an exception and exit 1; let it reach the handlers
     # here instead, which say it in one line.
     os.environ.setdefault("HYDRA_FULL_ERROR", "1")

@@ -148,8 +148,14 @@ def _section(name: str, values: Any, rules: Mapping[str, Check]) -> None:
         rules[key](f"{name}.{key}", value)
 
 
+# Groups of settings whose yaml documents null as "off" (cifar10_cnn: model.augment=null).
+NULLABLE_GROUPS = frozenset({"model.augment"})
+
+
 def _like_default(name: str, value: Any, default: Any) -> None:
     """A yaml-defined value keeps the kind of its default; null defaults take anything."""
+    if value is None and name in NULLABLE_GROUPS:
+        return
     if isinstance(default, Mapping):
         if not isinstance(value, Mapping):
             raise ConfigError(f"{name} must be a group of settings, got {value!r}")
