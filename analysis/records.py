@@ -188,7 +188,9 @@ def _history(record: dict[str, Any]) -> dict[str, list[float]]:
 
 
 def _last(values: list[Any] | None) -> float | None:
-    return _num(values[-1]) if values else None
+    """The last value that is there: epochs between validations hold null (validate_every)."""
+    present = [v for v in values or [] if v is not None]
+    return _num(present[-1]) if present else None
 
 
 def to_row(rec: Record) -> dict[str, Any]:

@@ -82,9 +82,10 @@ def wallclock_curves(rows: pd.DataFrame, workload: str, target: float | None) ->
         for (_, r), colour in zip(rows.iterrows(), _palette(len(rows)), strict=True):
             elapsed = pd.Series(r["epoch_times_s"], dtype=float).cumsum().tolist()
             for ax, metric in ((ax_a, "val_accuracy"), (ax_l, "val_loss")):
-                values = r[metric][: len(elapsed)]
-                if values:
-                    ax.plot(elapsed[: len(values)], values, marker="o", ms=3, color=colour,
+                # Epochs between validations hold null (validate_every): not drawn.
+                points = [(t, v) for t, v in zip(elapsed, r[metric], strict=False) if v is not None]
+                if points:
+                    ax.plot(*zip(*points, strict=True), marker="o", ms=3, color=colour,
                             label=str(r["config_label"]))  # fmt: skip
         if target is not None:
             ax_a.axhline(target, ls="--", color="#444", lw=1, label=f"target {target:g}")

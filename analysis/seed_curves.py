@@ -73,6 +73,12 @@ def seed_histories(runs: pd.DataFrame) -> dict[str, dict[str, dict[int, dict[str
     return out
 
 
+def _last_value(values: list[float | None] | None) -> float | None:
+    """The final value of a series whose epochs between validations hold null."""
+    present = [v for v in values or [] if v is not None]
+    return present[-1] if present else None
+
+
 def agreement_table(histories: dict[str, dict[str, dict[int, dict[str, list[float]]]]]):
     """agreement_rows as a table."""
     return pd.DataFrame(agreement_rows(histories))
@@ -88,7 +94,9 @@ def agreement_rows(
             continue
         for metric in METRICS:
             finals = {
-                backend: [h[metric][-1] for h in seeds.values() if h.get(metric)]
+                backend: [
+                    v for h in seeds.values() if (v := _last_value(h.get(metric))) is not None
+                ]
                 for backend, seeds in per_backend.items()
             }
             if min(len(v) for v in finals.values()) >= 2:
@@ -109,8 +117,11 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
             length = min(len(s) for s in series) if series else 0
             if not length:
                 continue
-            values = np.array([s[:length] for s in series])
-            epochs = np.arange(1, length + 1)
+            # Epochs between validations hold null (validate_every): only epochs every seed
+            # has a value for are drawn.
+            values = np.array([s[:length] for s in series], dtype=float)
+            kept = ~np.isnan(values).any(0)
+            values, epochs = values[:, kept], np.arange(1, length + 1)[kept]
             colour = charts.LINE_COLOURS.get(backend)
             ax.plot(
                 epochs, values.mean(0), color=colour, label=f"{backend} {key}, {len(series)} seeds"

@@ -33,14 +33,27 @@ class TrainPlan:
     device: str
     verbose: bool = True
     validate: bool = True  # evaluate on the test set after each epoch (conf/model `validate`)
+    validate_every: int = 1  # conf/model `validate_every`: see validates()
+
+    def validates(self, epoch: int) -> bool:
+        """Whether the loops validate after `epoch` (0-based). TensorLayer's fit (print_freq)
+        evaluates after the first epoch and after every k-th: (epoch + 1) == 1 or
+        (epoch + 1) % k == 0; k = 1 is every epoch."""
+        return self.validate and (epoch == 0 or (epoch + 1) % self.validate_every == 0)
+
+    def validation_epochs(self) -> list[int]:
+        """The 1-based epochs validates() selects (Keras' fit(validation_freq=[...]))."""
+        return [e + 1 for e in range(self.epochs) if self.validates(e)]
 
 
 @dataclass
 class History:
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
-    val_loss: list[float] = field(default_factory=list)
-    val_accuracy: list[float] = field(default_factory=list)
+    # One entry per epoch when the model validates; None after an epoch that did not
+    # (TrainPlan.validates), so index i is always epoch i + 1.
+    val_loss: list[float | None] = field(default_factory=list)
+    val_accuracy: list[float | None] = field(default_factory=list)
 
 
 class Backend(Protocol):

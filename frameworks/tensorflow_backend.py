@@ -44,10 +44,18 @@ def _metric_prefix(model_cfg: dict[str, Any]) -> str:
 class _ClockCallback(keras.callbacks.Callback):
     """Forwards Keras' epoch/batch events to the run clock; each hook is one clock read."""
 
-    def __init__(self, clock: RunClock, history: History, progress, metric_prefix: str = ""):
+    def __init__(
+        self,
+        clock: RunClock,
+        history: History,
+        progress,
+        metric_prefix: str = "",
+        validating: bool = True,
+    ):
         super().__init__()
         self.clock, self.history, self.progress = clock, history, progress
         self.acc = metric_prefix + "accuracy"
+        self.validating = validating  # the plan validates on some epochs
 
     def on_epoch_begin(self, epoch, logs=None):
         self.clock.epoch_begin()
@@ -66,6 +74,9 @@ class _ClockCallback(keras.callbacks.Callback):
         if "val_loss" in logs:  # absent when the model trains without validation
             h.val_loss.append(float(logs["val_loss"]))
             h.val_accuracy.append(float(logs["val_" + self.acc]))
+        elif self.validating:  # an epoch between validations (validation_freq): no value
+            h.val_loss.append(None)
+            h.val_accuracy.append(None)
         if self.progress is not None:
             self.progress(epoch, h)
 
@@ -230,7 +241,9 @@ class TensorFlowBackend:
         clock.steps_per_tick = int(model.steps_per_execution)
         history = History()
         augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
-        callbacks = [_ClockCallback(clock, history, progress, _metric_prefix(model_cfg))]
+        callbacks = [
+            _ClockCallback(clock, history, progress, _metric_prefix(model_cfg), plan.validate)
+        ]
         steps_per_epoch = plan.steps_per_epoch
         if plan.steps_per_epoch % clock.steps_per_tick:
             # Keras takes steps_per_execution batches per call whatever the epoch has left, so
@@ -251,6 +264,7 @@ class TensorFlowBackend:
                 "validation_data": (data.x_test, _targets(model_cfg, data.y_test)),
                 "validation_batch_size": plan.batch_size,
                 "validation_steps": plan.eval_steps,
+                "validation_freq": plan.validation_epochs(),  # the epochs torch validates on
             }
             if plan.validate
             else {}

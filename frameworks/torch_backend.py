@@ -303,13 +303,16 @@ class TorchBackend:
                 seen += len(y)
                 sync()
                 clock.step_end()
-            if plan.validate:
+            if plan.validates(epoch):
                 clock.validation_begin()
                 val_loss, val_acc = self._evaluate(
                     model, objective, x_test, y_test, bs, plan.eval_steps
                 )
                 history.val_loss.append(val_loss)
                 history.val_accuracy.append(val_acc)
+            elif plan.validate:  # an epoch between validations (validate_every): no value
+                history.val_loss.append(None)
+                history.val_accuracy.append(None)
             sync()
             clock.epoch_end()
             history.loss.append(loss_sum.item() / seen)

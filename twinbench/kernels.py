@@ -94,7 +94,7 @@ def probe(run_dir: Path, timeout_s: float = 600) -> dict[str, Any]:
 
 def _train_a_few_steps(run_dir: Path) -> None:
     """The probe process: the run's own spec, cores, threads and settings, a few steps."""
-    from benchdata import batching, fill_arch, load
+    from benchdata import batching, fill_arch, holdout, load
     from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.settings import settings_of
@@ -106,6 +106,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
     apply_cpu_budget(spec)
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
+    data = holdout.apply(data, mc)
     mc = fill_arch(mc, data)
     backend = get_backend(spec.backend)
     backend.configure_threads(spec.threads, spec.interop_threads)

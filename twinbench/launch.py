@@ -292,6 +292,9 @@ def summary(record: dict[str, Any]) -> str:
     req, act, t = record["threads_requested"], record["threads_actual"], record["timing"]
     hist, flops = record["history"], record.get("flops") or {}
     step = t["steady_step_s"]
+    # The last validated epoch's values: epochs between validations hold null (validate_every).
+    val_loss = [v for v in hist["val_loss"] if v is not None]
+    val_acc = [v for v in hist["val_accuracy"] if v is not None]
     lines = [
         f"{head}  device={record['device']}  params={record['params']:,}",
         f"  threads intra/inter requested {req['intra_op']}/{req['inter_op']}, "
@@ -305,8 +308,8 @@ def summary(record: dict[str, Any]) -> str:
         f"{record['startup']['first_step_s']:.3f}s)",
         f"  final loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
         + (
-            f"val_loss {hist['val_loss'][-1]:.4f} val_acc {hist['val_accuracy'][-1]:.4f}"
-            if hist["val_loss"]
+            f"val_loss {val_loss[-1]:.4f} val_acc {val_acc[-1]:.4f}"
+            if val_loss
             else "no validation"
         ),
     ]

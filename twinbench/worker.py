@@ -53,8 +53,8 @@ def _on_epoch(spec: RunSpec, clock):
             f"{t:7.2f}s  loss {history.loss[-1]:.4f}  acc {history.accuracy[-1]:.4f}  "
             + (  # models trained without validation (conf/model `validate: false`) have none
                 f"val_loss {history.val_loss[-1]:.4f}  val_acc {history.val_accuracy[-1]:.4f}"
-                if history.val_loss
-                else "no validation"
+                if history.val_loss and history.val_loss[-1] is not None
+                else "no validation"  # or not on this epoch (conf/model `validate_every`)
             ),
             flush=True,
         )
@@ -114,7 +114,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     started = environment.now_iso()
     budget = apply_cpu_budget(spec)
 
-    from benchdata import batching, fill_arch, load
+    from benchdata import batching, fill_arch, holdout, load
     from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
@@ -125,6 +125,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
+    data = holdout.apply(data, mc)  # TensorLayer's validation split (benchdata/holdout.py)
     mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
     t_data_end = time.perf_counter_ns()
 
@@ -168,6 +169,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         seed=spec.seed,
         device=spec.device,
         validate=mc.get("validate", True),
+        validate_every=mc.get("validate_every", 1),
     )
     t_build = time.perf_counter_ns()
     model = backend.build(spec.model, mc, spec.device)
