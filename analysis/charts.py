@@ -299,9 +299,14 @@ def curves(model: str, histories: dict[str, dict[str, list[float]]]) -> Figure:
             colour = LINE_COLOURS.get(backend)
             for ax, metric in ((ax_l, "loss"), (ax_a, "accuracy")):
                 for prefix, style in (("", "-"), ("val_", "--")):
-                    values = history.get(prefix + metric) or []
-                    if values and not any(math.isnan(v) for v in values):
-                        epochs = range(1, len(values) + 1)
+                    # Epochs between validations hold null (validate_every): not drawn.
+                    points = [
+                        (epoch, v)
+                        for epoch, v in enumerate(history.get(prefix + metric) or [], start=1)
+                        if v is not None
+                    ]
+                    if points and not any(math.isnan(v) for _, v in points):
+                        epochs, values = zip(*points, strict=True)
                         ax.plot(
                             epochs,
                             values,

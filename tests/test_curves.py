@@ -77,3 +77,19 @@ def test_the_report_draws_bands_only_where_a_framework_has_several_seeds():
     assert table["agree"].all() and set(table["metric"]) == set(seed_curves.METRICS)
     single = seed_curves.seed_histories(pd.DataFrame(rows[:1] + rows[3:4]))
     assert seed_curves.agreement_table(single).empty
+
+
+def test_epochs_between_validations_are_skipped_in_the_verdict_and_the_figure():
+    """validate_every (tl_mlp): null val entries; finals are the last validated values, and the
+    figure draws only the epochs every seed validated."""
+    gappy = {
+        s: {"loss": [0.5, 0.4, 0.3], "accuracy": [0.8, 0.85, 0.9],
+            "val_loss": [0.4, None, 0.2 + 0.01 * s], "val_accuracy": [0.85, None, None]}
+        for s in (0, 1, 2)
+    }  # fmt: skip
+    histories = {"tl_mlp": {"torch": gappy, "tensorflow": gappy}}
+    rows = {r["metric"]: r for r in seed_curves.agreement_rows(histories)}
+    assert rows["val_loss"]["mean_torch"] == pytest.approx(0.21)
+    assert rows["val_accuracy"]["mean_torch"] == pytest.approx(0.85)
+    fig = seed_curves.figure("tl_mlp", histories["tl_mlp"])
+    assert list(fig.axes[0].lines[0].get_xdata()) == [1, 3]

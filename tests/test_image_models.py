@@ -319,3 +319,20 @@ def test_cifar10_training_batches_are_augmented_in_training(cli_run, backend):
     loss_on, loss_off = on["history"]["loss"][0], off["history"]["loss"][0]
     # Runs are deterministic on one core: without augmentation the two would be identical.
     assert abs(loss_on - loss_off) > 1e-6 * loss_off  # measured: 3e-3 (torch), 4e-4 (tf)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tl_mlp_validates_where_tensorlayers_fit_did_on_its_held_out_images(tmp_path, backend):
+    """tl_mlp's `validate_every: 5`: epochs 1 and 5 of 6 validate in both frameworks, the others
+    hold null; its validation set is the last 10,000 training images (benchdata/holdout.py)."""
+    proc = run_cli(
+        f"backend={backend}", "model=tl_mlp", "epochs=6", "max_steps=2", "cpus=1",
+        "measure.peak_probe=false", f"hydra.run.dir={tmp_path}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = read_result(tmp_path)
+    validated = [v is not None for v in r["history"]["val_loss"]]
+    assert validated == [True, False, False, False, True, False]
+    assert [v is not None for v in r["history"]["val_accuracy"]] == validated
+    assert (r["data"]["n_train"], r["data"]["n_test"]) == (50_000, 10_000)
+    assert "last 10000 training examples" in r["data"]["validation"]

@@ -87,3 +87,29 @@ def test_a_batch_size_sweep_is_drawn_against_batch_size(tmp_path):
     assert torch["samples_per_s"].tolist() == [256.0, 256 / 0.75]
     assert torch["step_ms"].tolist() == [500.0, 750.0]
     assert (files / "figures" / "batch_mlp.png").exists()
+
+
+def test_a_history_with_epochs_between_validations_renders(tmp_path):
+    """A model validating every k-th epoch (tl_mlp's `validate_every`) records null for the
+    others: the report renders, time-to-target skips them, the final value is the last present."""
+    import pandas as pd
+
+    from analysis.__main__ import main
+
+    from . import test_analysis_fakes as fakes
+
+    times = {("torch", 1): [[1.0, 2.0, 3.0]], ("tensorflow", 1): [[2.0, 4.0, 6.0]]}
+    for path in fakes.sweep(tmp_path / "s", times):
+        rec = json.loads(path.read_text())
+        rec["history"]["val_accuracy"] = [0.45, None, 0.55]
+        rec["history"]["val_loss"] = [1.0, None, None]
+        path.write_text(json.dumps(rec))
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "s"), "--out", str(out), "--target-accuracy", "0.5"]) == 0
+    table = pd.read_csv(out / "report_files" / "tables" / "inside_runs.csv")
+    assert dict(zip(table["config_label"], table["time_to_target_s"], strict=True)) == {
+        "torch cpu1": 6.0,
+        "tensorflow cpu1": 12.0,
+    }
+    runs = pd.read_csv(out / "report_files" / "tables" / "runs.csv")
+    assert set(runs["final_val_accuracy"]) == {0.55} and set(runs["final_val_loss"]) == {1.0}
