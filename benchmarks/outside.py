@@ -77,8 +77,9 @@ def main(argv: list[str] | None = None) -> int:
 
             def ours(backend=backend, model=model, steps=steps):
                 return pairs.twinbench(
-                    backend, model, args.cpus, args.epochs, steps, model not in NO_VALIDATION
-                )
+                    backend, model, args.cpus, args.epochs, steps, model not in NO_VALIDATION,
+                    overrides=SETTINGS["twinbench_overrides"].get(model, ()),
+                )  # fmt: skip
 
             measured = pairs.interleave(
                 ours, lambda cmd=cmd: outside_sample(cmd), args.pairs, print

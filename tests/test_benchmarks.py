@@ -74,6 +74,16 @@ def test_every_2017_script_has_a_port_that_lists_its_changes():
     assert "torch_examples" in " ".join(outside.outside_cmd("torch", "tl_mlp", 1, 2, None))
 
 
+def test_tl_mlp_is_compared_with_the_outside_loop_doing_the_same_work():
+    """pytorch/examples' loop trains on all 60,000 images and tests every epoch: twinbench's
+    side of the comparison drops tl_mlp's TensorLayer split and validation cadence."""
+    from twinbench import cli
+
+    overrides = outside.SETTINGS["twinbench_overrides"]["tl_mlp"]
+    assert set(overrides) == {"model.hold_out_for_validation=null", "model.validate_every=1"}
+    cli.validate_overrides(["model=tl_mlp", *overrides])  # valid: would exit 2 otherwise
+
+
 def run_port(*args: str) -> dict:
     cmd = [sys.executable, "-m", *args, "--cpus", "1", "--max-steps", "2", "--epochs", "2"]
     out = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
