@@ -33,7 +33,12 @@ class RunClock:
         self.val_start_ns.append(self.now_ns())
 
     def epoch_end(self) -> None:
-        self.epoch_end_ns.append(self.now_ns())
+        now = self.now_ns()
+        if len(self.val_start_ns) < len(self.epoch_start_ns):
+            # No validation this epoch (validate_every, or none at all): its training part ends
+            # with it, so val_start_ns stays one entry per epoch when only some epochs validate.
+            self.val_start_ns.append(now)
+        self.epoch_end_ns.append(now)
 
     # Derived figures, in seconds.
     def epoch_times_s(self) -> list[float]:

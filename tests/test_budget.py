@@ -12,8 +12,9 @@ from twinbench import budget
 TOLERANCE = 0.02  # the parts must sum to the measured training time within 2%
 
 
-def _fake_run(per_tick: int = 1) -> RunClock:
-    """Two epochs of 5 ticks: a 900 ms first step, 10 ms steps, a 3 ms gap, 40 ms validation."""
+def _fake_run(per_tick: int = 1, validated: tuple[int, ...] = (0, 1)) -> RunClock:
+    """Two epochs of 5 ticks: a 900 ms first step, 10 ms steps, a 3 ms gap, 40 ms validation
+    (in the `validated` epochs)."""
     now = [0]
     clock = RunClock(now_ns=lambda: now[0], steps_per_tick=per_tick)
     ms = 1_000_000
@@ -27,8 +28,9 @@ def _fake_run(per_tick: int = 1) -> RunClock:
             advance((900 if (epoch, i) == (0, 0) else 20 if i == 0 else 10) * ms)
             clock.step_end()
         advance(3 * ms)
-        clock.validation_begin()
-        advance(40 * ms)
+        if epoch in validated:
+            clock.validation_begin()
+            advance(40 * ms)
         clock.epoch_end()
     return clock
 
@@ -47,6 +49,17 @@ def test_parts_of_a_fake_run_are_what_each_tick_measured():
     assert b["train_time_s"] == pytest.approx(sum(_fake_run().epoch_times_s()))
     assert b["unaccounted_s"] == pytest.approx(0.0, abs=1e-9)
     assert b["shares"]["first_step"] == pytest.approx(0.900 / b["train_time_s"])
+
+
+def test_epochs_between_validations_have_no_validation_part():
+    # validate_every (tl_mlp): epoch 0 validates, epoch 1 does not
+    clock = _fake_run(validated=(0,))
+    b = budget.from_clock(clock, warmup_steps=2, steady_median_s=0.010)
+    assert b["parts_s"]["validation"] == pytest.approx(0.040)
+    assert b["parts_s"]["remainder"] == pytest.approx(2 * 0.003)
+    assert b["unaccounted_s"] == pytest.approx(0.0, abs=1e-9)
+    assert clock.train_times_s() == pytest.approx([0.943, 0.063])  # validation left out
+    assert clock.epoch_times_s() == pytest.approx([0.983, 0.063])
 
 
 def test_steady_part_uses_the_median_per_step_when_a_tick_spans_several_steps():
