@@ -152,3 +152,30 @@ def test_the_report_and_terminal_show_each_frameworks_fraction_of_the_speed_of_l
     assert "mlp cpu2 tensorflow: limit 2.00 ms/step, steady 4.00 ms: 50% of" in text
     html = report.write(an, tmp_path / "out").read_text()
     assert 'id="speed-of-light"' in html and "fraction of speed of light" in html
+
+
+def test_a_run_reports_its_steady_step_against_the_cached_limit(tmp_path, compose):
+    from twinbench import environment
+
+    from .conftest import read_result, run_cli
+
+    cache = tmp_path / "cache"
+    products = _products("mlp", compose)
+    probe = _fake_probe([], dict.fromkeys(sol.peak.LIBRARIES, 50.0))
+    limit = sol.speed_of_light(
+        environment.describe()["fingerprint"], 1, "mlp", products, 128, cache_dir=cache,
+        run_probe=probe,
+    )  # fmt: skip
+    run_dir = tmp_path / "run"
+    proc = run_cli(
+        "cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false",
+        "measure.speed_of_light=true", f"measure.peak_cache_dir={cache}",
+        f"hydra.run.dir={run_dir}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = read_result(run_dir)
+    s = r["speed_of_light"]
+    assert s["cached"] is True and s["sol_step_s"] == pytest.approx(limit["sol_step_s"])
+    steady = r["timing"]["steady_step_s"]["median"]
+    assert s["steady_step_s"] == steady
+    assert s["fraction_of_speed_of_light"] == pytest.approx(limit["sol_step_s"] / steady)
