@@ -9,9 +9,13 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.htmlkit import Col, table_html
+from analysis.htmlkit import Col, esc, table_html
 
 KEYS = ["workload", "machine", "cpus", "backend"]
+ABOVE = (
+    "a steady step ran faster than its speed of light: the limit was measured under load; "
+    "delete its sol-*.json under ~/.cache/twinbench/peak (or measure.peak_cache_dir) and re-run"
+)
 
 
 def _num(v: Any) -> float | None:
@@ -33,6 +37,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "sol_framework_fraction": _num(sol.get("fraction_of_framework_sol")),
         "sol_best_libraries": ", ".join(best) or None,
         "sol_kernel_calls": sum(int(k.get("count") or 0) for k in kernels) or None,
+        "sol_above_limit": bool(sol.get("above_speed_of_light")),
     }
 
 
@@ -50,6 +55,7 @@ def table(runs: pd.DataFrame) -> pd.DataFrame:
         "sol_framework_fraction": "median",
         "sol_best_libraries": "first",
         "sol_kernel_calls": "first",
+        "sol_above_limit": "any",
     }
     out = ok.groupby(KEYS, as_index=False).agg({k: v for k, v in agg.items() if k in ok})
     # the steady step the fraction divides: limit / fraction (median over the repeats)
@@ -67,8 +73,10 @@ def lines(runs: pd.DataFrame) -> list[str]:
         out.append(
             f"  {r['workload']} cpu{r['cpus']} {r['backend']}: limit {r['sol_step_s'] * 1e3:.2f} "
             f"ms/step, steady {r['steady_step_s'] * 1e3:.2f} ms: {r['sol_fraction']:.0%} of the "
-            "speed of light"
+            "speed of light" + ("  ! faster than its limit" if r["sol_above_limit"] else "")
         )
+    if t["sol_above_limit"].any():
+        out.append(f"  ! {ABOVE}")
     return [*out, ""]
 
 
@@ -104,5 +112,7 @@ def section(page: Any, an: Any) -> None:
         Col("sol_best_libraries", "best kernels from"),
         Col("sol_kernel_calls", "kernel calls per step", "g"),
     ]
-    page.add(table_html(t, cols))
+    page.add(table_html(t, cols, lambda r: "unstable" if r["sol_above_limit"] else ""))
     page.csv(t, "speed_of_light")
+    if t["sol_above_limit"].any():
+        page.add(f'<p class="warn">{esc(ABOVE[0].upper() + ABOVE[1:])}.</p>')

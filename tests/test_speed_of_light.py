@@ -115,6 +115,8 @@ def test_a_steady_step_is_reported_as_a_fraction_of_the_limit_and_of_its_own_ker
     assert r["fraction_of_speed_of_light"] == pytest.approx(0.25)
     assert r["framework_sol_step_s"] == 0.004
     assert r["fraction_of_framework_sol"] == pytest.approx(0.5)
+    assert r["above_speed_of_light"] is False
+    assert sol.against(limit, "torch", steady_step_s=0.0015)["above_speed_of_light"] is True
     assert sol.against({"sol_step_s": None}, "torch", 0.008)["fraction_of_speed_of_light"] is None
 
 
@@ -142,16 +144,23 @@ def test_the_report_and_terminal_show_each_frameworks_fraction_of_the_speed_of_l
 
     limit = {"sol_step_s": 0.002, "library_step_s": {"torch": 0.004, "tensorflow": 0.0025},
              "kernels": [{"best_library": "tensorflow", "count": 8}]}  # fmt: skip
-    for backend, step in (("torch", 0.008), ("tensorflow", 0.004)):
+    for backend, step in (("torch", 0.008), ("tensorflow", 0.0016)):
         rec = record(backend, 2, [1.0], steady_step=step)
         rec["speed_of_light"] = sol.against(limit, backend, step)
         write(tmp_path / "runs", f"mlp_{backend}", rec)
     an = pipeline.analyze(runs_table([tmp_path / "runs"]), pipeline.Options())
     text = terminal.render(an)
     assert "mlp cpu2 torch: limit 2.00 ms/step, steady 8.00 ms: 25% of the speed of light" in text
-    assert "mlp cpu2 tensorflow: limit 2.00 ms/step, steady 4.00 ms: 50% of" in text
+    assert "25% of the speed of light\n" in text  # torch: below its limit, no flag
+    # a step below its lower bound: the limit was measured under load, and the page says so
+    assert (
+        "mlp cpu2 tensorflow: limit 2.00 ms/step, steady 1.60 ms: 125% of the speed of "
+        "light  ! faster than its limit" in text
+    )
+    assert "measured under load" in text
     html = report.write(an, tmp_path / "out").read_text()
     assert 'id="speed-of-light"' in html and "fraction of speed of light" in html
+    assert "A steady step ran faster than its speed of light" in html
 
 
 def test_a_run_reports_its_steady_step_against_the_cached_limit(tmp_path, compose):

@@ -317,6 +317,10 @@ def against(sol: dict[str, Any], backend: str, steady_step_s: float) -> dict[str
         "framework_sol_step_s": own,
         # the same products in this framework's own kernels, against its steady step
         "fraction_of_framework_sol": own / steady_step_s if own and steady_step_s else None,
+        # A step faster than its lower bound means the limit was measured under load (a thread
+        # pool waiting on a descheduled thread costs a whole time slice per call): delete the
+        # cache file (`cache_file`) and measure again on a quiet machine.
+        "above_speed_of_light": bool(limit and steady_step_s and steady_step_s < limit),
     }
 
 
