@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import layers, machine_peak
+from analysis import layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
@@ -311,6 +311,7 @@ def to_row(rec: Record) -> dict[str, Any]:
                 row[f"budget_{key}_s"] = _num(value)
     row.update(machine_peak.columns(r))
     row.update(layers.columns(r))
+    row.update(speed_of_light.columns(r))
     return row
 
 

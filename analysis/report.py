@@ -30,6 +30,7 @@ from analysis import (
     rundetail,
     scaling_report,
     seed_curves,
+    speed_of_light,
 )
 from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, render, slug, stability_class, table_html
@@ -633,6 +634,7 @@ SECTIONS: list[Callable[[Page, Analysis], None]] = [
     section_inside_runs,
     section_peak,
     machine_peak.section,
+    speed_of_light.section,
     section_startup,
     explain.section_budget,
     layers.section,
@@ -653,6 +655,7 @@ NAV = [  # in page order
     ("inside", "inside runs"),
     ("peak", "peak"),
     ("machine-peak", "machine peak"),
+    ("speed-of-light", "speed of light"),
     ("startup", "start-up"),
     ("budget", "budget"),
     ("layers", "layers"),

@@ -11,7 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from analysis import effects, layers, machine_peak, summary, verdict
+from analysis import effects, layers, machine_peak, speed_of_light, summary, verdict
 from analysis.pipeline import Analysis
 
 
@@ -151,6 +151,7 @@ def render(an: Analysis, with_failures: bool = True) -> str:
     # The verdict leads: which framework is faster, and why where the metrics disagree.
     lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width)
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
+    lines += speed_of_light.lines(an.runs)
     lines += layers.lines(an.runs)
     lines += failure_lines(an) if with_failures else []
     if an.baseline_error:

@@ -32,6 +32,11 @@ class Product:
     forward: int
     input_grad: int
     weight_grad: int
+    # The product's shape, per sample, for timing it alone (twinbench/speed_of_light.py):
+    # "dense" (inputs, units), "conv2d" (out_h, out_w, in_ch, out_ch, k), "lstm.input"
+    # (timesteps, inputs, units), "lstm.recurrent" (timesteps, units).
+    op: str = ""
+    dims: tuple[int, ...] = ()
 
     @property
     def train(self) -> int:
@@ -53,7 +58,7 @@ def lstm(timesteps: int, inputs: int, units: int) -> int:
 
 def dense_layer(name: str, inputs: int, units: int, input_grad: bool = True) -> list[Product]:
     f = dense(inputs, units)
-    return [Product(name, f, f if input_grad else 0, f)]
+    return [Product(name, f, f if input_grad else 0, f, "dense", (inputs, units))]
 
 
 def conv2d_layer(
@@ -66,7 +71,8 @@ def conv2d_layer(
     input_grad: bool = True,
 ) -> list[Product]:
     f = conv2d(out_h, out_w, in_ch, out_ch, k, k)
-    return [Product(name, f, f if input_grad else 0, f)]
+    dims = (out_h, out_w, in_ch, out_ch, k)
+    return [Product(name, f, f if input_grad else 0, f, "conv2d", dims)]
 
 
 def lstm_layer(
@@ -76,10 +82,13 @@ def lstm_layer(
     step_in, step_rec = 2 * inputs * 4 * units, 2 * units * 4 * units
     x = timesteps * step_in
     return [
-        Product(f"{name}.input", x, x if input_grad else 0, x),
+        Product(
+            f"{name}.input", x, x if input_grad else 0, x, "lstm.input",
+            (timesteps, inputs, units),
+        ),
         Product(
             f"{name}.recurrent", timesteps * step_rec, (timesteps - 1) * step_rec,
-            timesteps * step_rec,
+            timesteps * step_rec, "lstm.recurrent", (timesteps, units),
         ),
     ]  # fmt: skip
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from twinbench import cpu, environment, kernels, parity, progress, resources, results
 from twinbench import peak as peak_module
+from twinbench import speed_of_light as sol_module
 from twinbench.config import RunSpec, spec_from_file
 
 SPEC_FILE = "spec.json"
@@ -135,6 +136,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     if spec.measure.get("peak_probe", True) and spec.device != "cuda":
         progress.status(f"[{label}] the machine's GEMM peak on these cores (cached)...")
     machine = machine_peak_record(spec)
+    if spec.measure.get("speed_of_light", False) and spec.device == "cpu":
+        progress.status(f"[{label}] the model's products alone: speed of light (cached)...")
+    sol = sol_module.for_run(spec, mc["arch"], environment.describe()["fingerprint"])
     probe_ns = time.perf_counter_ns() - t_probe
     if machine and machine.get("machine_peak_gflops"):
         peak = machine["machine_peak_gflops"]
@@ -279,6 +283,12 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "startup": startup,
         "flops": flops_record,
         "machine_peak": machine,
+        # The model's own products timed alone (best kernel each), outside the timed steps.
+        "speed_of_light": (
+            sol_module.against(sol, spec.backend, timing["steady_step_s"]["median"])
+            if sol
+            else None
+        ),
         "profile": profile,
         # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
         "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
