@@ -1,6 +1,7 @@
 """Sweeps on a real one-node Slurm cluster (tests/slurm_cluster.py): Hydra's submitit_slurm
 launcher, each job inside the cores Slurm granted, the measurement lock across jobs, one merged
-report, and a job requeued in the middle of the sweep as preemption would.
+report, a job requeued in the middle of the sweep as preemption would, and a worker and a job
+process killed outright (SIGKILL) in the middle of one.
 
 Skipped, with the reason, where Slurm is not installed (`.ci/run` installs it) or not root.
 """
