@@ -179,6 +179,7 @@ def test_killed_processes_mid_sweep_lose_nothing_finished_and_a_rerun_measures_t
         worker, _ = worker_of(sweep_dir, "repeat-1", proc)
         os.kill(worker, signal.SIGKILL)
         _, job_process = worker_of(sweep_dir, "repeat-2", proc)
+        assert b"submitit" in Path(f"/proc/{job_process}/cmdline").read_bytes()
         os.kill(job_process, signal.SIGKILL)
         out, _ = proc.communicate(timeout=SWEEP_TIMEOUT_S)
     finally:
