@@ -1,6 +1,7 @@
 """Sweeps on a real one-node Slurm cluster (tests/slurm_cluster.py): Hydra's submitit_slurm
 launcher, each job inside the cores Slurm granted, the measurement lock across jobs, one merged
-report, and a job requeued in the middle of the sweep as preemption would.
+report, a job requeued in the middle of the sweep as preemption would, and a worker and a job
+process killed outright (SIGKILL) in the middle of one.
 
 Skipped, with the reason, where Slurm is not installed (`.ci/run` installs it) or not root.
 """
@@ -8,7 +9,9 @@ Skipped, with the reason, where Slurm is not installed (`.ci/run` installs it) o
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -141,3 +144,77 @@ def test_a_job_requeued_mid_sweep_keeps_finished_runs_and_measures_the_rest(slur
     an = pipeline.analyze(runs_table([sweep_dir]), pipeline.Options(inputs=[sweep_dir]))
     assert int(an.configs["n_ok"].sum()) == 2
     assert sorted(an.runs["slurm_restart_count"]) == [0, 1]
+
+
+def worker_of(sweep_dir: Path, repeat: str, proc: subprocess.Popen) -> tuple[int, int]:
+    """(pid, parent pid) of the worker measuring `repeat`, as soon as it has started."""
+    deadline = time.monotonic() + SWEEP_TIMEOUT_S
+    while True:
+        found = subprocess.run(
+            ["pgrep", "-f", f"twinbench.worker {sweep_dir}/.*/{repeat}$"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        if found:
+            pid = int(found[0])
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            return pid, ppid
+        assert proc.poll() is None and time.monotonic() < deadline, f"{repeat} never started"
+        time.sleep(0.1)
+
+
+def test_killed_processes_mid_sweep_lose_nothing_finished_and_a_rerun_measures_the_rest(
+    slurm, tmp_path
+):
+    """SIGKILL, as an OOM-killer or an agent would send it, of (a) the worker measuring repeat 1,
+    then (b) the job's own submitit process while repeat 2 is measured. No handler runs on
+    SIGKILL, so neither is requeued: (a) is recorded as repeat 1's failure and the job goes on;
+    (b) ends the job FAILED in Slurm with repeat 2 unrecorded, and the sweep says so in one line.
+    Re-running the same sweep keeps repeat 0, re-measures 1 (its failed record archived as the
+    evidence) and measures 2."""
+    sweep_dir = tmp_path / "sweep"
+    args = ("backend=torch", "repeats=3", "max_steps=30", f"hydra.sweep.dir={sweep_dir}")
+    proc = sweep(slurm, *args)
+    try:
+        worker, _ = worker_of(sweep_dir, "repeat-1", proc)
+        os.kill(worker, signal.SIGKILL)
+        _, job_process = worker_of(sweep_dir, "repeat-2", proc)
+        assert b"submitit" in Path(f"/proc/{job_process}/cmdline").read_bytes()
+        os.kill(job_process, signal.SIGKILL)
+        out, _ = proc.communicate(timeout=SWEEP_TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, out[-4000:]
+    lost = re.search(
+        r"twinbench: error: Slurm job (\d+) ended without a result \(state FAILED", out
+    )
+    assert lost and "Traceback" not in out, out[-4000:]
+    assert (
+        slurm.run("squeue", "-h", "-t", "all", "-j", lost.group(1), "-o", "%T").strip() == "FAILED"
+    )
+    first = by_repeat(records(sweep_dir))
+    assert sorted(first) == ["repeat-0", "repeat-1"]  # repeat 2 left no result
+    assert first["repeat-0"]["status"] == "ok"
+    killed = first["repeat-1"]
+    assert killed["status"] == "failed" and killed["error_kind"] == "crash"
+    assert "killed by signal 9" in killed["error"]
+
+    out = finish(sweep(slurm, *args))
+    runs = by_repeat(records(sweep_dir))
+    assert sorted(runs) == ["repeat-0", "repeat-1", "repeat-2"]
+    assert runs["repeat-0"] == first["repeat-0"]  # finished before the kills: kept, not re-run
+    job_logs = "".join(p.read_text() for p in (sweep_dir / ".submitit").rglob("*_log.out"))
+    assert job_logs.count("already measured") == 1  # repeat 0, by the rerun's job
+    assert {r["status"] for r in runs.values()} == {"ok"}
+    assert {r["environment"]["slurm"]["job_id"] for r in runs.values()} - {lost.group(1)}
+    archived = list(sweep_dir.rglob("result.previous-*.json"))
+    assert [p.relative_to(p.parent.parent).as_posix() for p in archived] == [
+        "repeat-1/result.previous-1.json"
+    ]
+    assert json.loads(archived[0].read_text()) == killed
+
+
+def by_repeat(runs: dict[str, dict]) -> dict[str, dict]:
+    return {key.rsplit("/", 1)[1]: record for key, record in runs.items()}

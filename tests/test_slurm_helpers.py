@@ -1,5 +1,5 @@
 """The Slurm helpers that need no cluster: squeue answers in sacct's format for submitit, and a
-worker stopped by Slurm leaves its job without a record."""
+worker stopped by Slurm leaves its job without a record, and a job killed outright is one line."""
 
 from __future__ import annotations
 
@@ -46,3 +46,23 @@ def test_a_worker_ended_by_sigterm_inside_slurm_ends_the_job_unrecorded(monkeypa
     slurm.leave_if_preempted(0)
     monkeypatch.delenv("SLURM_JOB_ID")
     slurm.leave_if_preempted(-signal.SIGTERM)  # outside Slurm: recorded as a failure as before
+
+
+def test_a_job_killed_outright_is_one_line_naming_job_state_cause_and_logs():
+    from submitit.core.utils import UncompletedJobError
+
+    exc = UncompletedJobError(
+        "Job 12 (task: 0) with path /sweep/.submitit/12/12_0_result.pkl\n"
+        "has not produced any output (state: FAILED)\nError stream produced:\n"
+        + "-" * 40
+        + "\nsrun: error: vm: task 0: Killed\nsrun: Force Terminated StepId=12.0\n"
+    )
+    line = slurm.lost_job(exc)
+    assert line is not None and "\n" not in line
+    assert line.startswith(
+        "Slurm job 12 ended without a result (state FAILED; srun: error: vm: task 0: Killed)"
+    )
+    assert "Re-run the same command" in line and "/sweep/.submitit/12)" in line
+    # Anything else keeps its own traceback.
+    assert slurm.lost_job(RuntimeError("Job 12 (task: 0) with path /x (state: FAILED)")) is None
+    assert slurm.lost_job(UncompletedJobError("unexpected wording")) is None

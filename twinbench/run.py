@@ -17,7 +17,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from twinbench import CONF_DIR, cli, launch, lifeline, progress
+from twinbench import CONF_DIR, cli, launch, lifeline, progress, slurm
 
 log = logging.getLogger("twinbench.run")
 
@@ -63,6 +63,11 @@ def main_from_command_line() -> None:
         sys.exit(lifeline.report_interrupted(exc))
     except OSError as exc:  # disk full, read-only or vanished output directory
         cli.fail(cli.describe_os_error(exc), code=1)
+    except Exception as exc:  # a Slurm job killed outright: one line, not submitit's traceback
+        line = slurm.lost_job(exc)
+        if line is None:
+            raise
+        cli.fail(line, code=1)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,11 @@ submitit reads its jobs' result files as it always does.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 SACCT_HEADER = "JobID|State|NodeList"
@@ -103,6 +105,35 @@ def leave_if_preempted(worker_rc: int) -> None:
             flush=True,
         )
         raise SystemExit(128 + signal.SIGTERM)
+
+
+def lost_job(exc: BaseException) -> str | None:
+    """The one line for a sweep whose Slurm job ended without a result, or None for any other
+    error.
+
+    That is a job whose own process died by SIGKILL (an OOM-killer, an agent killing it): no
+    handler runs, so neither submitit's checkpoint-and-requeue nor `leave_if_preempted` can
+    requeue it, and Slurm requeues a failed job only where the administrator lists its exit
+    code in RequeueExit. submitit then raises UncompletedJobError from Hydra's launcher, which
+    would end the sweep with a traceback. The job's other runs are safe: finished ones are on
+    disk, the interrupted one left no result, so re-running the sweep measures exactly it.
+    """
+    if type(exc).__name__ != "UncompletedJobError":
+        return None
+    text = str(exc)
+    found = re.search(r"^Job (\S+) \(task: \S+\) with path (\S+)", text, re.M)
+    state = re.search(r"\(state: ([^)]*)\)", text)
+    if found is None:
+        return None
+    lines = [line.strip() for line in text.partition("-" * 40)[2].splitlines() if line.strip()]
+    why = f"; {lines[0]}" if lines else ""
+    return (
+        f"Slurm job {found.group(1)} ended without a result (state "
+        f"{state.group(1) if state else 'unknown'}{why}): its process was killed, so nothing "
+        "could requeue it. Finished runs are kept and the run it was measuring left no result; "
+        "other jobs of the sweep go on (squeue). Re-run the same command once they end to "
+        f"measure what is missing (job logs: {Path(found.group(2)).parent})"
+    )
 
 
 def sacct_lines(job_ids: list[str]) -> list[str]:
