@@ -29,7 +29,7 @@ from benchdata.download import (
     UnpinnedChecksum,
     keras_cache_dir,
 )
-from twinbench.config import group_choices
+from twinbench.config import CONF_DIR, group_choices
 
 from . import realformat as rf
 from .conftest import read_result, run_cli
@@ -517,6 +517,9 @@ def test_every_workload_trains_on_real_format_data_and_records_the_checksums(mod
     cache.mkdir()
     for name, data in TINY.values():
         (cache / name).write_bytes(data)
+    # The tiny files hold a dozen images: a held-out validation split must fit in them.
+    yaml = (CONF_DIR / "model" / f"{model}.yaml").read_text()
+    hold_out = ["model.hold_out_for_validation=4"] if "hold_out_for_validation:" in yaml else []
     proc = run_cli(
         "data=real",
         f"model={model}",
@@ -525,6 +528,7 @@ def test_every_workload_trains_on_real_format_data_and_records_the_checksums(mod
         "max_steps=1",
         "cpus=1",
         *QUICK_RUN,
+        *hold_out,
         f"data.cache_dir={cache}",
         *(f"data.sha256.{key}={value}" for key, value in PINNED.items()),
         "data.mirror=http://127.0.0.1:9",  # never contacted: everything is cached

@@ -179,6 +179,18 @@ def _run_probe(
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def read_cache(path: Path, want: dict[str, Any]) -> dict[str, Any] | None:
+    """The probe record cached at `path` if it was measured with the settings in `want`
+    (marked `cached`), else None: a changed probe setting means measuring again."""
+    try:
+        cached = json.loads(path.read_text())
+        if {k: cached.get("probe", {}).get(k) for k in want} == want:
+            return cached | {"cached": True, "cache_file": str(path)}
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def machine_peak(
     fingerprint: str,
     cores: int,
@@ -194,12 +206,9 @@ def machine_peak(
     measured now: every installed library's median GEMM rate, the best one, the ISA limit."""
     path = _cache_file(cache_dir or default_cache_dir(), fingerprint, cores)
     want = {"version": CACHE_VERSION, "size": size, "repeats": repeats, "libraries": [*libraries]}
-    try:
-        cached = json.loads(path.read_text())
-        if {k: cached.get("probe", {}).get(k) for k in want} == want:
-            return cached | {"cached": True, "cache_file": str(path)}
-    except (OSError, ValueError):
-        pass
+    cached = read_cache(path, want)
+    if cached is not None:
+        return cached
     per_library = {
         lib: run_probe(lib, size, repeats, min_repeat_s, cores)
         for lib in libraries

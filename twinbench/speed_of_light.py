@@ -280,12 +280,9 @@ def speed_of_light(
         "version": CACHE_VERSION, "model": model, "batch_size": batch_size, "repeats": repeats,
         "libraries": [*libraries], "kernels": [[k.op, list(k.shape)] for k in kernels],
     }  # fmt: skip
-    try:
-        cached = json.loads(path.read_text())
-        if {k: cached.get("probe", {}).get(k) for k in want} == want:
-            return cached | {"cached": True, "cache_file": str(path)}
-    except (OSError, ValueError):
-        pass
+    cached = peak.read_cache(path, want)
+    if cached is not None:
+        return cached
     per_library = {
         lib: run_probe(lib, kernels, repeats, min_repeat_s, cores)
         for lib in libraries
