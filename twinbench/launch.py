@@ -316,7 +316,12 @@ def summary(record: dict[str, Any]) -> str:
     if flops.get("fraction_of_peak") is not None:
         lines.append(
             f"  {flops['achieved_gflops']:.1f} GFLOP/s = {flops['fraction_of_peak']:.0%} of the "
-            f"{flops['peak_gflops']:.1f} GFLOP/s matmul peak with these threads"
+            f"{flops['peak_gflops']:.1f} GFLOP/s "
+            + (
+                "machine peak on these cores (best library's GEMM)"
+                if record.get("machine_peak")
+                else "matmul peak of this framework with these threads"
+            )
         )
     if t["drift"]["drifting"]:
         lines.append(
