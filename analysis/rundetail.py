@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.legacy import SOURCE as LEGACY_SOURCE
+from twinbench import stats
 
 # Start-up phases in the order they happen (worker.py's `startup` record, in seconds).
 STARTUP_PHASES = ["process_start", "data", "framework_import", "build", "first_step"]
@@ -28,15 +29,8 @@ def _json(value: Any, default: Any) -> Any:
 
 
 def steady_steps_ms(per_epoch: list[list[int]], warmup_steps: int) -> list[float]:
-    """Step times in ms without the run's first `warmup_steps` steps and each epoch's first
-    step: the same steady state the worker summarises (twinbench/worker.py)."""
-    steady, seen = [], 0
-    for epoch in per_epoch:
-        for i, ns in enumerate(epoch):
-            if seen >= warmup_steps and i > 0:
-                steady.append(ns / 1e6)
-            seen += 1
-    return steady
+    """Step times in ms of the same steady state the worker summarises (twinbench.stats)."""
+    return stats.steady_steps(per_epoch, warmup_steps, ns_per_unit=1e6)
 
 
 def read_steps(result_path: str, steps_file: Any) -> list[list[int]] | None:

@@ -7,7 +7,8 @@ import pytest
 from frameworks.timing import RunClock
 from twinbench import stats
 from twinbench.config import build_spec
-from twinbench.worker import steady_steps_s, timing_record
+from twinbench.stats import steady_steps
+from twinbench.worker import timing_record
 
 
 @pytest.mark.parametrize(
@@ -62,8 +63,8 @@ def test_drift_flags_steps_that_slow_down_and_ignores_noise():
 def test_steady_state_leaves_out_warm_up_and_each_epochs_first_step():
     ms = 1_000_000
     steps = [[100 * ms, 5 * ms, 5 * ms, 5 * ms], [9 * ms, 4 * ms, 4 * ms]]
-    assert steady_steps_s(steps, warmup_steps=2) == pytest.approx([0.005, 0.005, 0.004, 0.004])
-    assert steady_steps_s(steps, warmup_steps=0) == pytest.approx([0.005] * 3 + [0.004] * 2)
+    assert steady_steps(steps, warmup_steps=2) == pytest.approx([0.005, 0.005, 0.004, 0.004])
+    assert steady_steps(steps, warmup_steps=0) == pytest.approx([0.005] * 3 + [0.004] * 2)
 
 
 def test_timing_record_from_a_fake_clock(compose):

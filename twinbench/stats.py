@@ -191,3 +191,21 @@ def _gap_statistic(x: np.ndarray, split: int) -> float:
     )
     gap = x[split] - x[split - 1]
     return float(gap / pooled) if pooled > 0 else (float("inf") if gap > 0 else 0.0)
+
+
+def steady_steps(
+    step_ns: Sequence[Sequence[int]], warmup_steps: int, ns_per_unit: float = 1e9
+) -> list[float]:
+    """Step durations of the steady state (in seconds by default; ns_per_unit=1e6 gives ms).
+
+    Left out: the run's first `warmup_steps` steps (graph tracing, compilation, cold caches and
+    thread-pool start-up) and the first step of every epoch (it also pays for starting the
+    epoch's data iterator). The worker's timing and the report's step distribution both use it.
+    """
+    steady, seen = [], 0
+    for epoch in step_ns:
+        for i, ns in enumerate(epoch):
+            if seen >= warmup_steps and i > 0:
+                steady.append(ns / ns_per_unit)
+            seen += 1
+    return steady

@@ -65,22 +65,6 @@ def _on_epoch(spec: RunSpec, clock):
     return progress
 
 
-def steady_steps_s(step_ns: list[list[int]], warmup_steps: int) -> list[float]:
-    """Step durations of the steady state, in seconds.
-
-    Left out: the run's first `warmup_steps` steps (graph tracing, compilation, cold caches and
-    thread-pool start-up) and the first step of every epoch (it also pays for starting the
-    epoch's data iterator).
-    """
-    steady, seen = [], 0
-    for epoch in step_ns:
-        for i, ns in enumerate(epoch):
-            if seen >= warmup_steps and i > 0:
-                steady.append(ns / 1e9)
-            seen += 1
-    return steady
-
-
 def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
     from twinbench import stats
 
@@ -89,7 +73,7 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> dict[str, Any]:
     per_tick = clock.steps_per_tick
     steps = [[ns // per_tick for ns in epoch] for epoch in clock.step_times_ns()]
     warmup_ticks = -(-int(spec.measure.get("warmup_steps", 10)) // per_tick)
-    steady = steady_steps_s(steps, warmup_ticks)
+    steady = stats.steady_steps(steps, warmup_ticks)
     if not steady:  # very short runs: fall back to every step but the first
         steady = [ns / 1e9 for epoch in steps for ns in epoch][1:] or [steps[0][0] / 1e9]
     step_summary = stats.summarize(steady, unstable_rel_width=width)
