@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import logging
+import subprocess
+import sys
+import threading
 import time
 
 from frameworks.timing import RunClock
@@ -27,19 +32,19 @@ def test_the_epoch_line_counts_steps_and_estimates_the_rest_of_the_epoch():
     fake = FakeClock()
     clock = RunClock(now_ns=fake)
     bar = progress.EpochProgress(clock, "torch mlp cpus=1", epochs=3, steps_per_epoch=100)
-    assert bar.line(0) is None  # nothing started yet
+    assert bar.sample(0) is None  # nothing started yet
     clock.epoch_begin()
     for _ in range(25):
         fake.t += 80_000_000  # 80 ms steps
         clock.step_end()
-    assert bar.line(fake.t) == (
+    assert progress.describe(bar.sample(fake.t)) == (
         "[torch mlp cpus=1] epoch 1/3  step 25/100 (25%)  2s, about 6s left"
     )
     for _ in range(75):
         clock.step_end()
-    assert "validating" in bar.line(fake.t)
+    assert "validating" in progress.describe(bar.sample(fake.t))
     clock.epoch_end()
-    assert bar.line(fake.t) is None  # between epochs the epoch's own line speaks
+    assert bar.sample(fake.t) is None  # between epochs the epoch's own line speaks
 
 
 def test_keras_ticks_of_several_steps_are_counted_as_ticks():
@@ -48,34 +53,82 @@ def test_keras_ticks_of_several_steps_are_counted_as_ticks():
     clock.epoch_begin()
     clock.step_end()
     bar = progress.EpochProgress(clock, "tf", epochs=1, steps_per_epoch=100)
-    assert "step 1/10 " in bar.line(0)
+    assert "step 1/10 " in progress.describe(bar.sample(0))
 
 
-def test_status_lines_replace_each_other_on_a_terminal_and_are_thinned_in_a_log(caplog):
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
 
+
+def sample_line(done: int, total: int = 100) -> str:
+    sample = {"label": "torch mlp cpus=1", "epoch": 1, "epochs": 2, "done": done,
+              "total": total, "elapsed_s": done * 0.08}  # fmt: skip
+    return progress.SAMPLE_MARK + json.dumps(sample) + "\n"
+
+
+def test_on_a_terminal_rich_draws_the_epoch_bar_and_erases_it_for_an_ordinary_line(caplog):
+    caplog.set_level(logging.INFO)
     tty = Tty()
     relay = progress.Relay(out=tty)
-    relay.run([progress.STATUS_MARK + "step 1\n", progress.STATUS_MARK + "step 2\n"])
-    assert tty.getvalue() == "\r\x1b[Kstep 1\r\x1b[Kstep 2\r\x1b[K"
-
-    caplog.set_level(logging.INFO)
-    piped = progress.Relay(out=io.StringIO())
-    piped.run([progress.STATUS_MARK + "first\n", progress.STATUS_MARK + "soon after\n", "epoch\n"])
-    assert caplog.messages == ["first", "epoch"]  # ordinary lines always come through
+    relay.line(progress.STATUS_MARK + "[torch mlp cpus=1] data: mnist (synthetic)...\n")
+    relay.line(sample_line(25))
+    drawn = tty.getvalue()
+    assert "data: mnist" in drawn
+    assert "[torch mlp cpus=1] epoch 1/2" in drawn and "25/100" in drawn
+    assert "about 6s left" in drawn
+    assert caplog.messages == []  # nothing transient reaches the log
+    relay.line("  [torch mlp cpus=1] epoch 1/2 done\n")
+    assert relay._view is None  # the bar is gone before the line is written
+    assert caplog.messages == ["  [torch mlp cpus=1] epoch 1/2 done"]
 
     quiet = Tty()
-    progress.Relay(out=quiet, quiet=True).run([progress.STATUS_MARK + "hidden\n"])
+    progress.Relay(out=quiet, quiet=True).run([progress.STATUS_MARK + "hidden\n", sample_line(5)])
     assert quiet.getvalue() == ""
 
 
-def test_the_progress_thread_costs_microseconds_and_never_writes_to_the_clock():
-    """The training loop is not touched: a separate thread reads the clock once a second. What
-    it costs is the CPU time of one wake-up (measured as this thread's CPU time, which a loaded
-    machine does not inflate the way it inflates wall time) -- under 200 us, i.e. under 0.02% of
-    a 1 s interval -- and the clock's records are the same with the thread as without it.
+def test_in_a_log_phases_are_logged_and_epoch_samples_thinned(caplog):
+    caplog.set_level(logging.INFO)
+    piped = progress.Relay(out=io.StringIO())
+    piped.run(
+        [progress.STATUS_MARK + "importing torch...\n", sample_line(1), sample_line(2),
+         progress.STATUS_MARK + "validating...\n", "epoch\n"]
+    )  # fmt: skip
+    assert caplog.messages == [
+        "importing torch...",
+        "[torch mlp cpus=1] epoch 1/2  step 1/100 (1%)  0s, about 8s left",  # the second: thinned
+        "validating...",
+        "epoch",
+    ]
+
+
+def test_a_sweep_row_shows_job_i_of_n_above_the_run(monkeypatch):
+    from twinbench import live
+
+    monkeypatch.setattr(live.time, "time", lambda: 1060.0)
+    sweep = progress.SweepState(job=2, jobs=4, started_s=1000.0, name="backend=torch")
+    tty = Tty()
+    view = live.LiveView(tty, sweep)
+    view.show("importing torch...", None, sweep)
+    drawn = tty.getvalue()
+    assert "sweep job 2/4: backend=torch" in drawn and "1/4" in drawn
+    assert "1m 00s, about 3m 00s left" in drawn
+    assert drawn.index("sweep job") < drawn.index("importing torch")
+    view.close()
+
+
+def test_the_worker_side_never_loads_rich():
+    """The worker imports twinbench.progress; drawing (rich) belongs to the parent alone."""
+    code = "import sys, twinbench.progress, twinbench.worker; print('rich' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "False"
+
+
+def test_a_wake_up_costs_microseconds_and_never_writes_to_the_clock():
+    """What a wake-up costs is the CPU time of reading two list lengths and sending one JSON
+    line (measured as this thread's CPU time, which a loaded machine does not inflate the way it
+    inflates wall time) -- under 200 us, i.e. under 0.02% of a 1 s interval -- and the clock's
+    records are the same with the thread as without it.
     (Wall-clock A/B comparisons of step medians on the shared 2-core machine moved by +-30%
     either way with or without the thread, so they cannot be a reliable test here.)"""
     fake = FakeClock()
@@ -84,14 +137,63 @@ def test_the_progress_thread_costs_microseconds_and_never_writes_to_the_clock():
     for _ in range(5000):
         fake.t += 1_000_000
         clock.step_end()
-    bar = progress.EpochProgress(clock, "probe", 3, 20_000, say=lambda text: None)
+    sink = io.StringIO()
+    bar = progress.EpochProgress(
+        clock, "probe", 3, 20_000, say=lambda s: progress.send_sample(s, sink)
+    )
     before = [list(e) for e in clock.step_end_ns], list(clock.epoch_start_ns)
     start = time.thread_time_ns()
     for _ in range(1000):
-        bar.say(bar.line(fake.t))
+        bar.wake()
     per_wake_us = (time.thread_time_ns() - start) / 1000 / 1e3
     assert per_wake_us < 200, per_wake_us
+    assert sink.getvalue().count(progress.SAMPLE_MARK) == 1000
     assert ([list(e) for e in clock.step_end_ns], list(clock.epoch_start_ns)) == before
+
+
+def test_progress_never_runs_on_the_timed_thread_and_touches_at_most_one_step_per_wake_up():
+    """A tiny run, progress on and off: the timed loop (pure Python, which holds the GIL: the
+    worst case for a second thread) steps the clock; the progress thread, woken 100x as often
+    as in a real run, samples it. Every wake-up runs on the progress thread, never on the one
+    that stamps the clock, and each falls inside at most one step's interval: the steps it can
+    lengthen are at most as many as the wake-ups -- here under a tenth of the steady steps, so
+    the steady median stays one of the untouched steps' middle order statistics (a real run
+    wakes once a second). Off, nothing runs at all."""
+
+    def tiny_run(on: bool) -> tuple[RunClock, list[tuple[int, int, int]]]:
+        clock, wakes = RunClock(), []
+
+        class Probe(progress.EpochProgress):
+            def wake(self):
+                t0 = time.perf_counter_ns()
+                super().wake()
+                wakes.append((threading.get_ident(), t0, time.perf_counter_ns()))
+
+        bar = Probe(clock, "tiny", 1, 400, say=lambda s: None, wake_s=0.01)
+        with bar if on else contextlib.nullcontext():
+            clock.epoch_begin()
+            for _ in range(400):
+                sum(range(20_000))  # a step: about a millisecond of Python
+                clock.step_end()
+            clock.validation_begin()
+            clock.epoch_end()
+        return clock, wakes
+
+    _, none = tiny_run(on=False)
+    assert none == []
+    clock, wakes = tiny_run(on=True)
+    timed_thread = threading.get_ident()
+    assert wakes and all(ident != timed_thread for ident, _, _ in wakes)
+    starts = [clock.epoch_start_ns[0], *clock.step_end_ns[0][:-1]]
+    ends = clock.step_end_ns[0]
+    touched = {
+        i
+        for _, w0, w1 in wakes
+        for i, (s, e) in enumerate(zip(starts, ends, strict=True))
+        if w0 < e and w1 > s
+    }
+    assert len(touched) <= len(wakes) + 1  # a wake-up spans a step boundary at most once
+    assert len(touched) < len(ends) / 10
 
 
 def test_the_progress_thread_wakes_once_per_interval_and_stops_with_training():

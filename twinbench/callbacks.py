@@ -67,14 +67,19 @@ class SweepSummary(Callback):
             return  # a single run, or a launcher that runs jobs in other processes
         from twinbench import progress
 
-        done, elapsed = int(config.hydra.job.num), time.time() - self.started_s
-        head = f"sweep: job {done + 1}/{self.jobs or '?'}: {config.hydra.job.override_dirname}"
-        when = f"{progress.duration(elapsed)} elapsed"
-        if done and self.jobs:
-            when += f", about {progress.duration(elapsed / done * (self.jobs - done))} left"
-        progress.emit(f"{head}  ({when})", logging.getLogger("twinbench.sweep"))
+        state = progress.SweepState(
+            int(config.hydra.job.num) + 1,
+            self.jobs,
+            self.started_s,
+            config.hydra.job.override_dirname,
+        )
+        progress.current_sweep = state  # drawn beside the run's own bar on a terminal
+        progress.emit(progress.sweep_line(state, time.time()), logging.getLogger("twinbench.sweep"))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        from twinbench import progress
+
+        progress.current_sweep = None
         try:
             failed = self._summarize(Path(config.hydra.sweep.dir), config)
         except Exception as exc:  # reported as one line, never swallowed

@@ -1,28 +1,34 @@
 """Progress on long work, without touching what is timed.
 
 Worker side: `EpochProgress` is a background thread that wakes once a second, reads how many step
-timestamps the run clock holds and prints one status line. Nothing is added to the training loop
-or to a Keras callback: the steps are timed exactly as before (a wake-up costs microseconds of
-CPU once a second; tests/test_progress.py measures it).
+timestamps the run clock holds and sends one sample (a line of JSON on stdout). Nothing is added
+to the training loop or to a Keras callback, and the worker never draws anything (nor imports
+rich): the steps are timed exactly as before (a wake-up costs microseconds of CPU once a second;
+tests/test_progress.py checks what it touches).
 
-Parent side: the worker's stdout comes through a pipe to `relay`, which logs ordinary lines (the
-terminal and run.log, through Hydra's logging) and shows status lines as one line rewritten in
-place on a terminal, or every STATUS_EVERY_S seconds in a log or pipe. `quiet=true` keeps both
-off the terminal; run.log still gets the ordinary lines.
+Parent side: the worker's stdout comes through a pipe to `Relay`, which logs ordinary lines (the
+terminal and run.log, through Hydra's logging). Status lines and samples are drawn by rich on a
+terminal (twinbench/live.py: a bar per epoch, and the sweep's job i/N where a sweep runs in this
+process), redrawn only when a sample arrives. In a log or pipe a status line is logged as it
+comes and epoch samples one every STATUS_EVERY_S seconds. `quiet=true` keeps both off the
+terminal; run.log still gets the ordinary lines.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 STATUS_MARK = "@@status "  # prefix of a transient status line from the worker
+SAMPLE_MARK = "@@progress "  # prefix of an epoch sample (JSON) from the worker's progress thread
 WAKE_S = 1.0  # how often the worker's progress thread looks at the clock
-STATUS_EVERY_S = 15.0  # status lines kept in a non-terminal output: one this often
+STATUS_EVERY_S = 15.0  # epoch samples kept in a non-terminal output: one this often
 QUIET_LOGGERS = ("twinbench.worker", "twinbench.sweep")
 
 log = logging.getLogger("twinbench.worker")
@@ -43,10 +49,32 @@ def status(text: str, out: TextIO | None = None) -> None:
     print(STATUS_MARK + text, file=out or sys.stdout, flush=True)
 
 
-class EpochProgress:
-    """Steps done in the current epoch, its rate and the time left, once a second.
+def send_sample(sample: dict[str, Any], out: TextIO | None = None) -> None:
+    """The worker's epoch sample, for the parent to draw."""
+    print(SAMPLE_MARK + json.dumps(sample), file=out or sys.stdout, flush=True)
 
-    `clock` is the run's RunClock; it is only read (list lengths), from another thread.
+
+def describe(sample: dict[str, Any]) -> str:
+    """An epoch sample as one plain line (logs, pipes): steps done, elapsed, time left."""
+    head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}"
+    done, total, elapsed = sample["done"], sample["total"], sample["elapsed_s"]
+    if done >= total:
+        return f"{head}  validating  {duration(elapsed)}"
+    return f"{head}  step {done}/{total} ({done / total:.0%})  {when(elapsed, done, total)}"
+
+
+def when(elapsed_s: float, done: int, total: int) -> str:
+    """'2s, about 6s left': the time left extrapolated from the measured rate so far."""
+    left = f", about {duration(elapsed_s / done * (total - done))} left" if done else ""
+    return f"{duration(elapsed_s)}{left}"
+
+
+class EpochProgress:
+    """Steps done in the current epoch and the time it has taken, once a second.
+
+    `clock` is the run's RunClock; it is only read (list lengths), from another thread. The
+    sample goes to `say` (by default a JSON line on stdout); all formatting and drawing happen
+    in the parent process.
     """
 
     def __init__(
@@ -55,7 +83,7 @@ class EpochProgress:
         label: str,
         epochs: int,
         steps_per_epoch: int,
-        say: Callable[[str], None] = status,
+        say: Callable[[dict[str, Any]], None] = send_sample,
         wake_s: float = WAKE_S,
     ):
         self.clock, self.label, self.epochs = clock, label, epochs
@@ -63,26 +91,29 @@ class EpochProgress:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="epoch-progress", daemon=True)
 
-    def line(self, now_ns: int) -> str | None:
+    def sample(self, now_ns: int) -> dict[str, Any] | None:
         epoch_ends = self.clock.step_end_ns
         if not epoch_ends or len(self.clock.epoch_end_ns) == len(epoch_ends):
             return None  # between epochs: the epoch line says it all
-        epoch = len(epoch_ends)
-        ticks = len(epoch_ends[-1])
         total = max(1, self.steps_per_epoch // max(1, self.clock.steps_per_tick))
-        elapsed = (now_ns - self.clock.epoch_start_ns[-1]) / 1e9
-        head = f"[{self.label}] epoch {epoch}/{self.epochs}"
-        if ticks >= total:
-            return f"{head}  validating  {duration(elapsed)}"
-        left = elapsed / ticks * (total - ticks) if ticks else None
-        eta = f", about {duration(left)} left" if left is not None else ""
-        return f"{head}  step {ticks}/{total} ({ticks / total:.0%})  {duration(elapsed)}{eta}"
+        return {
+            "label": self.label,
+            "epoch": len(epoch_ends),
+            "epochs": self.epochs,
+            "done": min(len(epoch_ends[-1]), total),
+            "total": total,
+            "elapsed_s": round((now_ns - self.clock.epoch_start_ns[-1]) / 1e9, 3),
+        }
+
+    def wake(self) -> None:
+        """One wake-up: read the clock, send a sample. Runs on the progress thread only."""
+        sample = self.sample(time.perf_counter_ns())
+        if sample is not None:
+            self.say(sample)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.wake_s):
-            text = self.line(time.perf_counter_ns())
-            if text is not None:
-                self.say(text)
+            self.wake()
 
     def __enter__(self) -> EpochProgress:
         self._thread.start()
@@ -93,43 +124,77 @@ class EpochProgress:
         self._thread.join()
 
 
+@dataclass
+class SweepState:
+    """Where the sweep running in this process stands; drawn beside each run's progress."""
+
+    job: int  # 1-based number of the job now running
+    jobs: int | None
+    started_s: float  # wall clock (time.time) at the sweep's start
+    name: str
+
+
+current_sweep: SweepState | None = None
+
+
+def sweep_line(state: SweepState, now_s: float) -> str:
+    """'sweep: job 2/4: backend=torch  (1m 00s elapsed, about 3m 00s left)'."""
+    done, elapsed = state.job - 1, now_s - state.started_s
+    head = f"sweep: job {state.job}/{state.jobs or '?'}: {state.name}"
+    timing = f"{duration(elapsed)} elapsed"
+    if done and state.jobs:
+        timing += f", about {duration(elapsed / done * (state.jobs - done))} left"
+    return f"{head}  ({timing})"
+
+
 class Relay:
-    """Parent side: the worker's stdout lines to logging, status lines to one terminal line."""
+    """Parent side: the worker's stdout lines to logging; status lines and epoch samples drawn
+    by rich on a terminal, logged plainly (samples thinned) elsewhere."""
 
     def __init__(self, out: TextIO | None = None, quiet: bool = False):
         self.out = out or sys.stdout
         self.quiet = quiet
         self.tty = bool(getattr(self.out, "isatty", lambda: False)())
-        self._status_shown = False
-        self._last_status_s = 0.0
+        self._view: Any = None  # twinbench.live.LiveView while something is drawn
+        self._last_sample_s = -float("inf")
 
     def _clear(self) -> None:
-        if self._status_shown:
-            self.out.write("\r\x1b[K")
-            self.out.flush()
-            self._status_shown = False
+        if self._view is not None:
+            self._view.close()
+            self._view = None
+
+    def _show(self, text: str, sample: dict[str, Any] | None) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            if self._view is None:
+                from twinbench.live import LiveView
+
+                self._view = LiveView(self.out, current_sweep)
+            self._view.show(text, sample, current_sweep)
+        elif sample is None:
+            emit(text)  # a phase of the run: always worth a line
+        elif time.monotonic() - self._last_sample_s >= STATUS_EVERY_S:
+            self._last_sample_s = time.monotonic()
+            emit(text)
 
     def line(self, raw: str) -> None:
         text = raw.rstrip("\n")
-        if text.startswith(STATUS_MARK):
-            text = text[len(STATUS_MARK) :]
-            if self.quiet:
-                return
-            if self.tty:
-                self.out.write("\r\x1b[K" + text)
-                self.out.flush()
-                self._status_shown = True
-            elif time.monotonic() - self._last_status_s >= STATUS_EVERY_S:
-                self._last_status_s = time.monotonic()
-                emit(text)
-            return
-        self._clear()
-        emit(text)
+        if text.startswith(SAMPLE_MARK):
+            sample = json.loads(text[len(SAMPLE_MARK) :])
+            self._show(describe(sample), sample)
+        elif text.startswith(STATUS_MARK):
+            self._show(text[len(STATUS_MARK) :], None)
+        else:
+            self._clear()
+            emit(text)
 
     def run(self, lines: Iterable[str]) -> None:
-        for raw in lines:
-            self.line(raw)
-        self._clear()
+        try:
+            for raw in lines:
+                self.line(raw)
+        finally:
+            self._clear()
 
 
 def emit(text: str, logger: logging.Logger = log) -> None:

@@ -1,0 +1,74 @@
+"""What a terminal shows while a run works: rich progress bars, drawn in the parent process.
+
+The worker only sends samples (twinbench/progress.py); this module draws them. Nothing redraws
+on a timer (no rich refresh thread): the view is redrawn when a sample or status line arrives,
+and the worker sends a sample once a second, so the parent costs the machine one small redraw a
+second while a run is timed. The bars are
+transient: an ordinary line (an epoch's result) erases them, and the next sample draws them anew.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+from twinbench.progress import SweepState, duration, when
+
+
+class LiveView:
+    """A sweep row (job i/N) where a sweep runs in this process, and the run's own row."""
+
+    def __init__(self, out: TextIO, sweep: SweepState | None = None):
+        self.progress = Progress(
+            TextColumn("{task.description}", markup=False),  # "[torch mlp]" is not a style
+            BarColumn(bar_width=30),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[when]}", markup=False),
+            console=Console(file=out),
+            auto_refresh=False,  # redraw on a sample only (see the module's docstring)
+            transient=True,
+            redirect_stdout=False,  # the parent's logging keeps writing where it writes
+            redirect_stderr=False,
+        )
+        # The sweep's row first (above the run's), when a sweep runs in this process.
+        self._sweep: TaskID | None = None
+        if sweep is not None:
+            self._sweep = self.progress.add_task(**self._sweep_fields(sweep))
+        self._run = self.progress.add_task("", total=None, when="")
+        self.progress.start()
+
+    @staticmethod
+    def _sweep_fields(sweep: SweepState) -> dict[str, Any]:
+        elapsed, done = time.time() - sweep.started_s, sweep.job - 1
+        return {
+            "description": f"sweep job {sweep.job}/{sweep.jobs or '?'}: {sweep.name}",
+            "total": sweep.jobs,
+            "completed": done,
+            "when": when(elapsed, done, sweep.jobs) if sweep.jobs else duration(elapsed),
+        }
+
+    def show(self, text: str, sample: dict[str, Any] | None, sweep: SweepState | None) -> None:
+        if sweep is not None and self._sweep is not None:
+            self.progress.update(self._sweep, **self._sweep_fields(sweep))
+        if sample is None:  # a phase (data, import, peak probe): no count to show
+            self.progress.update(self._run, description=text, total=None, completed=0, when="")
+        elif sample["done"] >= sample["total"]:
+            head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']} validating"
+            self.progress.update(
+                self._run, description=head, total=None, when=duration(sample["elapsed_s"])
+            )
+        else:
+            self.progress.update(
+                self._run,
+                description=f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}",
+                total=sample["total"],
+                completed=sample["done"],
+                when=when(sample["elapsed_s"], sample["done"], sample["total"]),
+            )
+        self.progress.refresh()  # once per sample: the worker sends one a second at most
+
+    def close(self) -> None:
+        self.progress.stop()  # transient: the bars are erased
