@@ -251,3 +251,62 @@ def test_before_each_job_a_sweep_says_which_job_and_how_long_is_left(caplog, mon
     assert caplog.messages == [
         "sweep: job 2/4: backend=torch,cpus=null  (1m 00s elapsed, about 3m 00s left)"
     ]
+
+
+def test_on_a_terminal_a_phase_is_drawn_and_still_reaches_run_log(tmp_path):
+    handler = logging.FileHandler(tmp_path / "run.log")
+    root = logging.getLogger()
+    root.addHandler(handler)
+    old_level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        tty = Tty()
+        progress.Relay(out=tty).run([progress.STATUS_MARK + "importing torch...\n", sample_line(3)])
+        progress.Relay(out=Tty(), quiet=True).run([progress.STATUS_MARK + "quiet phase\n"])
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+        handler.close()
+    logged = (tmp_path / "run.log").read_text()
+    assert "importing torch..." in tty.getvalue() and "importing torch..." in logged
+    assert "quiet phase" in logged
+    assert "step 3/100" not in logged  # samples are drawn, never logged on a terminal
+
+
+def finished_record(**timing_flags) -> dict:
+    step = {"median": 0.00706, "ci_low": 0.00697, "ci_high": 0.00711, "confidence": 0.95,
+            "n": 589, "unstable": timing_flags.get("unstable", False)}  # fmt: skip
+    return {
+        "backend": "torch", "model": "mlp", "cpus": 2, "status": "ok", "device": "cpu",
+        "params": 669_706, "affinity": [0, 1],
+        "threads_requested": {"intra_op": 2, "inter_op": 2},
+        "threads_actual": {"intra_op": 2, "inter_op": 2},
+        "timing": {"epoch_s": {"median": 2.19, "n": 2}, "steady_step_s": step,
+                   "steady_samples_per_s": 18137.0,
+                   "drift": {"drifting": True, "ratio_last_to_first_third": 1.36}},
+        "startup": {"total_s": 4.76, "framework_import_s": 0.92, "first_step_s": 0.032},
+        "history": {"loss": [0.45, 0.1203], "accuracy": [0.85, 0.9622],
+                    "val_loss": [None, 0.1208], "val_accuracy": [None, 0.9588]},
+        "flops": {"fraction_of_peak": 0.29, "achieved_gflops": 58.2, "peak_gflops": 201.1},
+        "machine_peak": {"machine_peak_gflops": 201.1},
+    }  # fmt: skip
+
+
+def test_a_runs_summary_is_a_table_of_plain_aligned_columns_in_a_log():
+    from twinbench import launch
+
+    text = launch.summary(finished_record(unstable=True), tty=False)
+    lines = text.splitlines()
+    assert lines[0] == "torch mlp cpus=2  device=cpu  params=669,706"
+    rows = {line.split(maxsplit=1)[0]: line for line in lines[1:]}
+    assert "running 2/2 (verified)" in rows["threads"]
+    assert "7.06 ms [6.97, 7.11] (95% CI, 589 steps)" in rows["steady"]
+    assert "val_acc 0.9588" in rows["final"]  # the last validated epoch
+    assert "29% of the 201.1 GFLOP/s machine peak" in rows["compute"]
+    # one column of values: every value starts where the others do, and no rule is drawn
+    value_starts = {"intra/inter", "7.06 ms", "loss 0.1203", "58.2 GFLOP/s", "steps drifted"}
+    assert len({line.index(v) for line in lines for v in value_starts if v in line}) == 1
+    assert sum("WARNING" in line for line in lines) == 2  # drift and an unstable interval
+    assert not any(ch in text for ch in "─━│\x1b")
+    failed = {"backend": "torch", "model": "mlp", "cpus": 1, "status": "failed", "error": "boom"}
+    assert launch.summary(failed, tty=False) == "torch mlp cpus=1: FAILED: boom"

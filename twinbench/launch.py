@@ -282,55 +282,81 @@ def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def summary(record: dict[str, Any]) -> str:
-    """A few lines for the terminal after one measured run."""
+def summary(record: dict[str, Any], tty: bool | None = None) -> str:
+    """After one measured run: a head line and a table of what it measured (twinbench.live)."""
     head = f"{record['backend']} {record['model']} cpus={record['cpus']}"
     if record.get("repeats", 1) > 1:
         head += f" repeat {record['repeat'] + 1}/{record['repeats']}"
     if record["status"] != "ok":
         return f"{head}: FAILED: {record['error']}"
+    from twinbench.live import table_text
+
+    tty = sys.stdout.isatty() if tty is None else tty
+    head += f"  device={record['device']}  params={record['params']:,}"
+    return head + "\n" + table_text(summary_rows(record), tty)
+
+
+def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """What one finished run measured, as (label, value) rows."""
     req, act, t = record["threads_requested"], record["threads_actual"], record["timing"]
     hist, flops = record["history"], record.get("flops") or {}
     step = t["steady_step_s"]
     # The last validated epoch's values: epochs between validations hold null (validate_every).
     val_loss = [v for v in hist["val_loss"] if v is not None]
     val_acc = [v for v in hist["val_accuracy"] if v is not None]
-    lines = [
-        f"{head}  device={record['device']}  params={record['params']:,}",
-        f"  threads intra/inter requested {req['intra_op']}/{req['inter_op']}, "
-        f"running {act['intra_op']}/{act['inter_op']} (verified)  affinity {record['affinity']}",
-        f"  epoch {t['epoch_s']['median']:.2f}s median of {t['epoch_s']['n']}  "
-        f"steady step {step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
-        f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)  "
-        f"{t['steady_samples_per_s']:,.0f} samples/s",
-        f"  start-up {record['startup']['total_s']:.2f}s (import "
-        f"{record['startup']['framework_import_s']:.2f}s, first step "
-        f"{record['startup']['first_step_s']:.3f}s)",
-        f"  final loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
-        + (
-            f"val_loss {val_loss[-1]:.4f} val_acc {val_acc[-1]:.4f}"
-            if val_loss
-            else "no validation"
+    rows = [
+        (
+            "threads",
+            f"intra/inter requested {req['intra_op']}/{req['inter_op']}, running "
+            f"{act['intra_op']}/{act['inter_op']} (verified)  affinity {record['affinity']}",
+        ),
+        ("epoch", f"{t['epoch_s']['median']:.2f}s median of {t['epoch_s']['n']}"),
+        (
+            "steady step",
+            f"{step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
+            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)",
+        ),
+        ("throughput", f"{t['steady_samples_per_s']:,.0f} samples/s"),
+        (
+            "start-up",
+            f"{record['startup']['total_s']:.2f}s (import "
+            f"{record['startup']['framework_import_s']:.2f}s, first step "
+            f"{record['startup']['first_step_s']:.3f}s)",
+        ),
+        (
+            "final",
+            f"loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
+            + (
+                f"val_loss {val_loss[-1]:.4f} val_acc {val_acc[-1]:.4f}"
+                if val_loss
+                else "no validation"
+            ),
         ),
     ]
     if flops.get("fraction_of_peak") is not None:
-        lines.append(
-            f"  {flops['achieved_gflops']:.1f} GFLOP/s = {flops['fraction_of_peak']:.0%} of the "
-            f"{flops['peak_gflops']:.1f} GFLOP/s "
-            + (
-                "machine peak on these cores (best library's GEMM)"
-                if record.get("machine_peak")
-                else "matmul peak of this framework with these threads"
+        rows.append(
+            (
+                "compute",
+                f"{flops['achieved_gflops']:.1f} GFLOP/s = {flops['fraction_of_peak']:.0%} of the "
+                f"{flops['peak_gflops']:.1f} GFLOP/s "
+                + (
+                    "machine peak on these cores (best library's GEMM)"
+                    if record.get("machine_peak")
+                    else "matmul peak of this framework with these threads"
+                ),
             )
         )
     if t["drift"]["drifting"]:
-        lines.append(
-            f"  WARNING: steps drifted: last third {t['drift']['ratio_last_to_first_third']:.2f}x "
-            "the first third"
+        rows.append(
+            (
+                "WARNING",
+                f"steps drifted: last third {t['drift']['ratio_last_to_first_third']:.2f}x "
+                "the first third",
+            )
         )
     if step["unstable"]:
-        lines.append("  WARNING: unstable: the step-time interval is wider than the threshold")
-    return "\n".join(lines)
+        rows.append(("WARNING", "unstable: the step-time interval is wider than the threshold"))
+    return rows
 
 
 def repeats_summary(summary_record: dict[str, Any]) -> str:

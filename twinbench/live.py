@@ -9,13 +9,27 @@ transient: an ordinary line (an epoch's result) erases them, and the next sample
 
 from __future__ import annotations
 
+import io
+import shutil
 import time
 from typing import Any, TextIO
 
+from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, Task, TaskID, TextColumn
+from rich.table import Table
+from rich.text import Text
 
 from twinbench.progress import SweepState, duration, when
+
+LOG_WIDTH = 160  # columns of a table written to a log or pipe: wide enough not to fold a value
+
+
+class _StepCount(MofNCompleteColumn):
+    """'25/100' for an epoch; nothing for a phase (data, import), which has no count."""
+
+    def render(self, task: Task) -> Text:
+        return super().render(task) if task.total is not None else Text("")
 
 
 class LiveView:
@@ -25,7 +39,7 @@ class LiveView:
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),  # "[torch mlp]" is not a style
             BarColumn(bar_width=30),
-            MofNCompleteColumn(),
+            _StepCount(),
             TextColumn("{task.fields[when]}", markup=False),
             console=Console(file=out),
             auto_refresh=False,  # redraw on a sample only (see the module's docstring)
@@ -72,3 +86,22 @@ class LiveView:
 
     def close(self) -> None:
         self.progress.stop()  # transient: the bars are erased
+
+
+def table_text(rows: list[tuple[str, str]], tty: bool, indent: str = "  ") -> str:
+    """Label/value rows as a rich table, returned as text for logging (terminal and run.log).
+
+    On a terminal the table has rules; in a log or pipe it is plain aligned columns. No colour
+    either way: the same text lands in run.log. Long values fold inside their column rather
+    than past the terminal's edge.
+    """
+    table = Table(show_header=False, box=box.SIMPLE if tty else None, pad_edge=False)
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    for label, value in rows:
+        table.add_row(label, value)
+    width = shutil.get_terminal_size().columns if tty else LOG_WIDTH
+    buffer = io.StringIO()
+    Console(file=buffer, width=width - len(indent), color_system=None, markup=False).print(table)
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    return "\n".join(indent + line for line in lines if line.strip())

@@ -11,7 +11,7 @@ terminal and run.log, through Hydra's logging). Status lines and samples are dra
 terminal (twinbench/live.py: a bar per epoch, and the sweep's job i/N where a sweep runs in this
 process), redrawn only when a sample arrives. In a log or pipe a status line is logged as it
 comes and epoch samples one every STATUS_EVERY_S seconds. `quiet=true` keeps both off the
-terminal; run.log still gets the ordinary lines.
+terminal. run.log gets the ordinary lines and the status lines either way.
 """
 
 from __future__ import annotations
@@ -164,6 +164,8 @@ class Relay:
             self._view = None
 
     def _show(self, text: str, sample: dict[str, Any] | None) -> None:
+        if sample is None and (self.quiet or self.tty):
+            emit_to_files(text)  # not a console line, but a phase of the run belongs in run.log
         if self.quiet:
             return
         if self.tty:
@@ -203,6 +205,16 @@ def emit(text: str, logger: logging.Logger = log) -> None:
         logger.info(text)
     else:
         print(text, flush=True)
+
+
+def emit_to_files(text: str, logger: logging.Logger = log) -> None:
+    """Log a line to the log files alone (run.log), where the terminal shows it another way."""
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    record = logger.makeRecord(logger.name, logging.INFO, __file__, 0, text, None, None)
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.handle(record)
 
 
 class _NotFrom(logging.Filter):
