@@ -5,6 +5,8 @@
     python -m analysis collect <dirs...> [--out PATH]
     python -m analysis mlflow <dirs...> [--tracking-uri URI] [--experiment NAME]   (optional)
 
+Each takes --quiet: no status lines before long work (for scripts).
+
 Bad input (no results, unknown schema, bad JSON, no common baseline) is one line on stderr and
 exit status 2; `collect` exits 1 when it found incompatible records (the table is still written).
 """
@@ -12,6 +14,7 @@ exit status 2; `collect` exits 1 when it found incompatible records (the table i
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import sys
@@ -21,6 +24,24 @@ from analysis.errors import AnalysisError
 
 PROG = "python -m analysis"
 LEGACY_OUT = Path("results") / "reports" / "2017-logs"
+
+
+STATUS_LOGGERS = ("analysis.status",)  # status lines before long work; --quiet turns them off
+status_log = logging.getLogger("analysis.status")
+
+
+def _quiet_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no status lines (for scripts); results and errors still print",
+    )
+
+
+def _status(text: str) -> None:
+    from twinbench import progress
+
+    progress.emit(text, status_log)
 
 
 def _report_parser() -> argparse.ArgumentParser:
@@ -77,6 +98,7 @@ def _report_parser() -> argparse.ArgumentParser:
         default=None,
         help="validation accuracy to reach: the report gives each run's wall-clock time to it",
     )
+    _quiet_option(p)
     p.add_argument(
         "--parity-dir",
         type=Path,
@@ -94,6 +116,7 @@ def _collect_parser() -> argparse.ArgumentParser:
         "one table, keyed by machine fingerprint; report duplicates and incompatible records.",
     )
     p.add_argument("paths", nargs="+", type=Path)
+    _quiet_option(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -117,7 +140,9 @@ def collect_main(argv: list[str]) -> int:
     from analysis import collect
 
     args = _collect_parser().parse_args(argv)
+    _logging(args.quiet)
     out = args.out or _default_out(args.paths[0]) / "table"
+    _status(f"collect: reading every result under {', '.join(map(str, args.paths))} ...")
     collected = collect.collect(args.paths, out)
     print(collect.summary(collected))
     return 1 if collected.issues.incompatible else 0
@@ -128,6 +153,7 @@ def report_main(argv: list[str]) -> int:
     from analysis.table import runs_table
 
     args = _report_parser().parse_args(argv)
+    _logging(args.quiet)
     options = pipeline.Options(
         baseline=args.baseline,
         pricing=args.pricing,
@@ -143,11 +169,13 @@ def report_main(argv: list[str]) -> int:
                 f"{args.unstable_width}"
             )
         options.unstable_width = args.unstable_width
+    # Each step takes a while on a large set: say what is happening (errors alone go to stderr).
+    _status(f"analysis: reading results under {', '.join(map(str, args.paths))} ...")
     runs = runs_table(args.paths)
     out = args.out or _default_out(args.paths[0])
-    # Figures take a while on a large set: say what is happening (errors alone go to stderr).
-    print(f"analysis: {len(runs)} runs read; writing {out / 'report.html'} ...", flush=True)
+    _status(f"analysis: {len(runs)} runs read; comparing them ...")
     an = pipeline.analyze(runs, options)
+    _status(f"analysis: writing {out / 'report.html'} and its figures ...")
     path = report.write(an, out)
     print(terminal.render(an))
     print(f"\nreport: {path}")
@@ -165,10 +193,19 @@ def mlflow_main(argv: list[str]) -> int:
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--tracking-uri", default="file:./mlruns", help="default: file:./mlruns")
     p.add_argument("--experiment", default="twinbench", help="default: twinbench")
+    _quiet_option(p)
     args = p.parse_args(argv)
+    _logging(args.quiet)
+    _status(f"mlflow: exporting the runs under {', '.join(map(str, args.paths))} ...")
     exported, skipped = mlflow_export.export(args.paths, args.tracking_uri, args.experiment)
     print(f"mlflow: {exported} runs exported, {skipped} already there -> {args.tracking_uri}")
     return 0
+
+
+def _logging(quiet: bool) -> None:
+    from twinbench import progress
+
+    progress.cli_logging(quiet, STATUS_LOGGERS)
 
 
 def main(argv: list[str]) -> int:

@@ -64,6 +64,18 @@ def test_the_machine_peak_is_the_best_library_and_is_measured_once_per_machine_a
     assert first["exceeds_isa_limit"] is True
 
 
+def test_a_measured_peak_says_which_library_it_is_probing_and_a_cached_one_is_silent(
+    tmp_path, fake_probes
+):
+    _, run_probe = fake_probes
+    said: list[str] = []
+    peak.machine_peak("Test CPU x8", 2, cache_dir=tmp_path, run_probe=run_probe, say=said.append)
+    assert len(said) == 3 and said[0].endswith(": numpy (1/3)...")
+    assert all("GEMM peak on 2 core(s)" in line for line in said)
+    peak.machine_peak("Test CPU x8", 2, cache_dir=tmp_path, run_probe=run_probe, say=said.append)
+    assert len(said) == 3  # from the cache: nothing to wait for
+
+
 def test_each_frameworks_gemm_beside_the_machine_peak_is_the_kernel_library_effect(
     tmp_path, fake_probes
 ):

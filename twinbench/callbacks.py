@@ -102,7 +102,10 @@ class SweepSummary(Callback):
         if config.get("certify"):
             certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
         print("\n" + comparison_table(records), flush=True)
-        print("report: writing report.html and its figures ...", flush=True)
+        from twinbench import progress
+
+        sweep_log = logging.getLogger("twinbench.sweep")
+        progress.emit("report: writing report.html and its figures ...", sweep_log)
         print(after_sweep(sweep_dir), flush=True)
         failed = failures(records)
         if failed:
@@ -118,12 +121,15 @@ def certify_missing(models: list[str]) -> None:
     Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
     never competes with a timing; a current certificate, pass or fail, is kept as it is.
     """
-    from twinbench import parity
+    from twinbench import parity, progress
 
     for model in models:
         if parity.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
-        print(f"parity: certifying {model} in both frameworks (about a minute)...", flush=True)
+        progress.emit(
+            f"parity: certifying {model} in both frameworks (about a minute)...",
+            logging.getLogger("twinbench.sweep"),
+        )
         report = parity.check(model)
         path = parity.write_certificate(report)
         verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)

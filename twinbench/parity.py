@@ -1,6 +1,6 @@
 """Equivalence of a model's two halves (GUIDE §3), each framework in its own process.
 
-    python -m twinbench.parity mlp cnn ...     # or --all; writes results/parity/<model>.json
+    python -m twinbench.parity mlp cnn ... [--quiet]  # or --all; writes results/parity/<model>.json
 
 1. Keras builds the model (seeded) and exports canonical weights; torch imports them.
 2. Forward parity: both predict the same probe batch in inference mode (float32).
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import subprocess
 import sys
 import tempfile
@@ -35,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from twinbench import REPO_ROOT, WORK_ROOT, environment, results
+from twinbench import REPO_ROOT, WORK_ROOT, environment, progress, results
 from twinbench.config import CONF_DIR, group_choices
+
+log = logging.getLogger("twinbench.parity")
 
 STEPS = 5
 BATCH = 32
@@ -280,7 +283,11 @@ def _run_stages(model_name: str, variants: Variants) -> tuple[dict, dict]:
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
         (Path(tmp) / "variants.json").write_text(json.dumps(variants))
         for framework in ("tensorflow", "torch"):
-            print(f"parity: {model_name}: {framework} half...", flush=True)
+            progress.emit(
+                f"parity: {model_name}: {framework} half (its own process: import, build, "
+                "train a few steps)...",
+                log,
+            )
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
             proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
             if proc.returncode:
@@ -495,6 +502,8 @@ def main(argv: list[str]) -> int:
         framework, model_name, workdir = argv[1:4]
         stage(framework, model_name, Path(workdir))
         return 0
+    progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
+    argv = [arg for arg in argv if arg != "--quiet"]
     names = group_choices("model") if argv == ["--all"] or not argv else argv
     unknown = [name for name in names if name not in group_choices("model")]
     if unknown:

@@ -201,19 +201,22 @@ def machine_peak(
     cache_dir: Path | None = None,
     libraries: tuple[str, ...] = LIBRARIES,
     run_probe: Callable[..., dict[str, Any]] = _run_probe,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The machine's GEMM peak on `cores` cores (this process' affinity), from the cache or
-    measured now: every installed library's median GEMM rate, the best one, the ISA limit."""
+    measured now: every installed library's median GEMM rate, the best one, the ISA limit.
+    `say` hears which library is being probed (each is a fresh process: seconds each)."""
     path = _cache_file(cache_dir or default_cache_dir(), fingerprint, cores)
     want = {"version": CACHE_VERSION, "size": size, "repeats": repeats, "libraries": [*libraries]}
     cached = read_cache(path, want)
     if cached is not None:
         return cached
-    per_library = {
-        lib: run_probe(lib, size, repeats, min_repeat_s, cores)
-        for lib in libraries
-        if importlib.util.find_spec(lib) is not None
-    }
+    installed = [lib for lib in libraries if importlib.util.find_spec(lib) is not None]
+    per_library = {}
+    for i, lib in enumerate(installed, 1):
+        if say is not None:
+            say(f"measuring the GEMM peak on {cores} core(s): {lib} ({i}/{len(installed)})...")
+        per_library[lib] = run_probe(lib, size, repeats, min_repeat_s, cores)
     rated = {k: v["gflops"] for k, v in per_library.items() if v.get("gflops")}
     best = max(rated, key=rated.get) if rated else None
     mhz, clock_source = read_clock_mhz()

@@ -217,6 +217,20 @@ def emit_to_files(text: str, logger: logging.Logger = log) -> None:
             handler.handle(record)
 
 
+def cli_logging(quiet: bool, loggers: tuple[str, ...]) -> None:
+    """Status lines of a command outside Hydra (parity, analysis) go through logging, to stdout
+    as plain lines; `--quiet` keeps them off (results and errors still print). Where logging is
+    already set up (inside a Hydra sweep, under pytest) its handlers are kept."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+    for name in loggers:
+        logging.getLogger(name).setLevel(logging.WARNING if quiet else logging.NOTSET)
+
+
 class _NotFrom(logging.Filter):
     def __init__(self, names: tuple[str, ...]):
         super().__init__()

@@ -16,6 +16,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +119,10 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     # The machine's GEMM peak on these cores: separate processes, cached per machine and cores.
     t_probe = time.perf_counter_ns()
     if spec.measure.get("peak_probe", True) and spec.device != "cuda":
-        progress.status(f"[{label}] the machine's GEMM peak on these cores (cached)...")
-    machine = machine_peak_record(spec)
+        progress.status(
+            f"[{label}] the machine's GEMM peak on these cores (measured once, then cached)..."
+        )
+    machine = machine_peak_record(spec, say=lambda text: progress.status(f"[{label}] {text}"))
     if spec.measure.get("speed_of_light", False) and spec.device == "cpu":
         progress.status(f"[{label}] the model's products alone: speed of light (cached)...")
     sol = sol_module.for_run(spec, mc["arch"], environment.describe()["fingerprint"])
@@ -291,7 +294,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     }
 
 
-def machine_peak_record(spec: RunSpec) -> dict[str, Any] | None:
+def machine_peak_record(
+    spec: RunSpec, say: Callable[[str], None] | None = None
+) -> dict[str, Any] | None:
     """twinbench.peak's record for this machine and core count (CPU runs with the probe on)."""
     if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
         return None
@@ -303,6 +308,7 @@ def machine_peak_record(spec: RunSpec) -> dict[str, Any] | None:
         repeats=int(spec.measure.get("peak_probe_repeats", 7)),
         min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", 0.2)),
         cache_dir=Path(cache) if cache else None,
+        say=say,
     )
 
 
