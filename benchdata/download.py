@@ -18,10 +18,13 @@ Why not pooch: its retrieve/fetch replace a cached file whose hash differs by do
 where twinbench must refuse it and say so; its retries live in that same fetch; and its
 HTTPDownloader has no size bound and hashes the file on disk rather than the bytes that are then
 parsed. What would remain of it is a requests loop and a progress bar, for two more dependencies.
+The progress bar is rich's (already installed with Keras), shown once a transfer lasts a few
+seconds; in a log or pipe, a plain line every PLAIN_EVERY_S instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import os
@@ -29,15 +32,25 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 CHUNK = 1 << 20
 DEFAULT_TIMEOUT_S = 60.0
+SHOW_AFTER_S = 2.0  # a transfer shows no progress until it has lasted this long (most are quick)
+REPORT_EVERY_S = 1.0  # then its progress is reported this often, and once more at its end
+PLAIN_EVERY_S = 10.0  # ... but as plain lines (a log or pipe) only this often
+
+# Progress of one transfer: (file name, bytes so far, bytes in all or None, seconds so far).
+ProgressHook = Callable[[str, int, int | None, float], None]
+# Where a parent process draws this process' progress (twinbench's worker sends it there), the
+# parent's hook goes here; otherwise a terminal gets a rich bar and a log plain lines.
+transfer_progress: ProgressHook | None = None
 
 
 class DataError(RuntimeError):
@@ -110,6 +123,7 @@ class FileStore:
     sha256: Mapping[str, str | None] = field(default_factory=dict)  # overrides, by RemoteFile.key
     timeout_s: float = DEFAULT_TIMEOUT_S  # per socket operation, not for the whole transfer
     quiet: bool = False
+    progress: ProgressHook | None = None  # None: transfer_progress, else a bar or plain lines
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | None) -> FileStore:
@@ -216,7 +230,8 @@ class FileStore:
             with os.fdopen(fd, "wb") as out:
                 os.fchmod(out.fileno(), 0o644)  # mkstemp's 0600 would hide a shared cache's files
                 try:
-                    actual, size = _transfer(url, out, self.timeout_s, f.max_bytes)
+                    with self._progress(f.filename) as on_chunk:
+                        actual, size = _transfer(url, out, self.timeout_s, f.max_bytes, on_chunk)
                 except _TransferFailed as exc:
                     raise DataUnavailable(
                         f"{f.filename} is not in {self.cache_dir} and could not be downloaded "
@@ -238,6 +253,86 @@ class FileStore:
         self._say(f"downloaded {f.filename} ({size:,} bytes, SHA-256 verified)")
         return target
 
+    @contextlib.contextmanager
+    def _progress(self, filename: str) -> Iterator[Callable[[int, int | None], None]]:
+        """A per-chunk callback that reports the transfer through the right hook, throttled."""
+        if self.quiet:
+            yield lambda done, total: None
+            return
+        hook, every_s, close = self.progress or transfer_progress, REPORT_EVERY_S, None
+        if hook is None and sys.stdout.isatty():
+            hook, close = _rich_bar(sys.stdout)
+        elif hook is None:
+            hook, every_s = self._plain_progress, PLAIN_EVERY_S
+        throttle = _Throttle(filename, hook, every_s)
+        try:
+            yield throttle.chunk
+            throttle.end()
+        finally:
+            if close is not None:
+                close()
+
+    def _plain_progress(self, filename: str, done: int, total: int | None, elapsed: float) -> None:
+        of = f" of {total / 1e6:,.1f} MB ({done / total:.0%})" if total else " MB"
+        self._say(f"downloading {filename}: {done / 1e6:,.1f}{of} in {elapsed:.0f} s")
+
+
+class _Throttle:
+    """Calls `hook` once the transfer has lasted SHOW_AFTER_S, then every `every_s`, and at the
+    end of a transfer it has shown (so the last report is the whole file)."""
+
+    def __init__(self, filename: str, hook: ProgressHook, every_s: float):
+        self.filename, self.hook, self.every_s = filename, hook, every_s
+        self.start = time.monotonic()
+        self.last_report: float | None = None
+        self.done, self.total = 0, None
+
+    def chunk(self, done: int, total: int | None) -> None:
+        self.done, self.total = done, total
+        now = time.monotonic()
+        if now - self.start < SHOW_AFTER_S:
+            return
+        if self.last_report is None or now - self.last_report >= self.every_s:
+            self.last_report = now
+            self.hook(self.filename, done, total, now - self.start)
+
+    def end(self) -> None:
+        if self.last_report is not None:
+            self.hook(self.filename, self.done, self.total, time.monotonic() - self.start)
+
+
+def _rich_bar(out) -> tuple[ProgressHook, Callable[[], None]]:
+    """A rich download bar on a terminal (bytes, rate, time left); and how to remove it."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    bar = Progress(
+        TextColumn("downloading {task.description}", markup=False),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=out),
+        transient=True,
+    )
+    task = None
+
+    def hook(filename: str, done: int, total: int | None, elapsed: float) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task(filename, total=total)
+        bar.update(task, completed=done, total=total)
+
+    return hook, bar.stop
+
 
 class _TransferFailed(Exception):
     """Why a download failed, in a few words."""
@@ -250,11 +345,18 @@ def _free_bytes(directory: Path) -> int | None:
         return None  # unknown: the bound on the transfer still holds
 
 
-def _transfer(url: str, out, timeout_s: float, max_bytes: int | None) -> tuple[str, int]:
+def _transfer(
+    url: str,
+    out,
+    timeout_s: float,
+    max_bytes: int | None,
+    on_chunk: Callable[[int, int | None], None] | None = None,
+) -> tuple[str, int]:
     """Stream `url` into `out`; return (sha256, size). Any failure raises _TransferFailed.
 
     At most `max_bytes` are accepted: a larger announced length is refused before the body is
-    read, and a body that runs past it is cut off there.
+    read, and a body that runs past it is cut off there. `on_chunk(bytes so far, announced
+    length)` hears of every chunk written and hashed.
     """
     digest, size = hashlib.sha256(), 0
     try:
@@ -274,6 +376,8 @@ def _transfer(url: str, out, timeout_s: float, max_bytes: int | None) -> tuple[s
                 out.write(chunk)
                 digest.update(chunk)
                 size += len(chunk)
+                if on_chunk is not None:
+                    on_chunk(size, expected_size)
     except urllib.error.HTTPError as exc:
         raise _TransferFailed(f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:

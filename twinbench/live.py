@@ -16,8 +16,16 @@ from typing import Any, TextIO
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, Task, TaskID, TextColumn
-from rich.table import Table
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    Task,
+    TaskID,
+    TextColumn,
+)
+from rich.table import Column, Table
 from rich.text import Text
 
 from twinbench.progress import SweepState, duration, when
@@ -26,9 +34,11 @@ LOG_WIDTH = 160  # columns of a table written to a log or pipe: wide enough not 
 
 
 class _StepCount(MofNCompleteColumn):
-    """'25/100' for an epoch; nothing for a phase (data, import), which has no count."""
+    """'25/100' for an epoch, megabytes for a download, nothing for a phase (no count)."""
 
     def render(self, task: Task) -> Text:
+        if task.fields.get("unit") == "bytes":
+            return DownloadColumn().render(task)  # '12.3/170.5 MB'
         return super().render(task) if task.total is not None else Text("")
 
 
@@ -36,11 +46,12 @@ class LiveView:
     """A sweep row (job i/N) where a sweep runs in this process, and the run's own row."""
 
     def __init__(self, out: TextIO, sweep: SweepState | None = None):
+        one_line = Column(no_wrap=True, overflow="ellipsis")  # a narrow terminal cuts text
         self.progress = Progress(
-            TextColumn("{task.description}", markup=False),  # "[torch mlp]" is not a style
-            BarColumn(bar_width=30),
-            _StepCount(),
-            TextColumn("{task.fields[when]}", markup=False),
+            TextColumn("{task.description}", markup=False, table_column=one_line),
+            BarColumn(bar_width=20),
+            _StepCount(table_column=Column(no_wrap=True)),
+            TextColumn("{task.fields[when]}", markup=False, table_column=Column(no_wrap=True)),
             console=Console(file=out),
             auto_refresh=False,  # redraw on a sample only (see the module's docstring)
             transient=True,
@@ -51,8 +62,8 @@ class LiveView:
         self._sweep: TaskID | None = None
         if sweep is not None:
             self._sweep = self.progress.add_task(**self._sweep_fields(sweep))
-        self._run = self.progress.add_task("", total=None, when="")
-        self.progress.start()
+        self._run = self.progress.add_task("", total=None, when="", unit="steps")
+        self._started = False  # started on the first show: nothing empty is ever drawn
 
     @staticmethod
     def _sweep_fields(sweep: SweepState) -> dict[str, Any]:
@@ -67,12 +78,31 @@ class LiveView:
     def show(self, text: str, sample: dict[str, Any] | None, sweep: SweepState | None) -> None:
         if sweep is not None and self._sweep is not None:
             self.progress.update(self._sweep, **self._sweep_fields(sweep))
-        if sample is None:  # a phase (data, import, peak probe): no count to show
-            self.progress.update(self._run, description=text, total=None, completed=0, when="")
+        if sample is not None and "download" in sample:
+            self.progress.update(
+                self._run,
+                description=f"[{sample['label']}] downloading {sample['download']}",
+                total=sample["total"],
+                completed=sample["done"],
+                unit="bytes",
+                when=(
+                    when(sample["elapsed_s"], sample["done"], sample["total"])
+                    if sample["total"]
+                    else duration(sample["elapsed_s"])
+                ),
+            )
+        elif sample is None:  # a phase (data, import, peak probe): no count to show
+            self.progress.update(
+                self._run, description=text, total=None, completed=0, when="", unit="steps"
+            )
         elif sample["done"] >= sample["total"]:
             head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']} validating"
             self.progress.update(
-                self._run, description=head, total=None, when=duration(sample["elapsed_s"])
+                self._run,
+                description=head,
+                total=None,
+                when=duration(sample["elapsed_s"]),
+                unit="steps",
             )
         else:
             self.progress.update(
@@ -80,8 +110,12 @@ class LiveView:
                 description=f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}",
                 total=sample["total"],
                 completed=sample["done"],
+                unit="steps",
                 when=when(sample["elapsed_s"], sample["done"], sample["total"]),
             )
+        if not self._started:
+            self._started = True
+            self.progress.start()
         self.progress.refresh()  # once per sample: the worker sends one a second at most
 
     def close(self) -> None:

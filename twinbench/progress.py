@@ -54,8 +54,26 @@ def send_sample(sample: dict[str, Any], out: TextIO | None = None) -> None:
     print(SAMPLE_MARK + json.dumps(sample), file=out or sys.stdout, flush=True)
 
 
+def transfer_sender(label: str) -> Callable[[str, int, int | None, float], None]:
+    """benchdata.download's progress hook for a worker: each report becomes a sample."""
+
+    def send(filename: str, done: int, total: int | None, elapsed_s: float) -> None:
+        send_sample(
+            {"label": label, "download": filename, "done": done, "total": total,
+             "elapsed_s": round(elapsed_s, 3)}
+        )  # fmt: skip
+
+    return send
+
+
 def describe(sample: dict[str, Any]) -> str:
-    """An epoch sample as one plain line (logs, pipes): steps done, elapsed, time left."""
+    """A sample as one plain line (logs, pipes): steps (or bytes) done, elapsed, time left."""
+    if "download" in sample:
+        done, total = sample["done"], sample["total"]
+        of = f" of {total / 1e6:,.1f} MB ({done / total:.0%})" if total else " MB"
+        return f"[{sample['label']}] downloading {sample['download']}: {done / 1e6:,.1f}{of}  " + (
+            when(sample["elapsed_s"], done, total) if total else duration(sample["elapsed_s"])
+        )
     head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}"
     done, total, elapsed = sample["done"], sample["total"], sample["elapsed_s"]
     if done >= total:

@@ -100,7 +100,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     started = environment.now_iso()
     budget = apply_cpu_budget(spec)
 
-    from benchdata import batching, fill_arch, holdout, load
+    from benchdata import batching, download, fill_arch, holdout, load
     from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
@@ -108,6 +108,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
     label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
     progress.status(f"[{label}] data: {spec.model_cfg['dataset']} ({spec.data['source']})...")
+    download.transfer_progress = progress.transfer_sender(label)  # drawn by the parent
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
