@@ -94,7 +94,9 @@ def test_a_workers_transfer_reaches_the_parent_as_a_sample(capsys):
     )
 
 
-def test_the_parent_draws_a_workers_download_in_megabytes():
+def test_the_parent_draws_a_workers_download_in_megabytes(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+
     class Tty(io.StringIO):
         def isatty(self):
             return True

@@ -67,7 +67,10 @@ def sample_line(done: int, total: int = 100) -> str:
     return progress.SAMPLE_MARK + json.dumps(sample) + "\n"
 
 
-def test_on_a_terminal_rich_draws_the_epoch_bar_and_erases_it_for_an_ordinary_line(caplog):
+def test_on_a_terminal_rich_draws_the_epoch_bar_and_erases_it_for_an_ordinary_line(
+    caplog, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "160")  # rich cuts descriptions to fit a narrow terminal
     caplog.set_level(logging.INFO)
     tty = Tty()
     relay = progress.Relay(out=tty)
@@ -103,6 +106,7 @@ def test_in_a_log_phases_are_logged_and_epoch_samples_thinned(caplog):
 
 
 def test_a_sweep_row_shows_job_i_of_n_above_the_run(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
     from twinbench import live
 
     monkeypatch.setattr(live.time, "time", lambda: 1060.0)
@@ -241,6 +245,7 @@ def test_before_each_job_a_sweep_says_which_job_and_how_long_is_left(caplog, mon
     caplog.set_level(logging.INFO)
     now = [1000.0]
     monkeypatch.setattr(callbacks.time, "time", lambda: now[0])
+    monkeypatch.setattr(progress, "current_sweep", None)  # restored when the test ends
     hook = callbacks.SweepSummary()
     sweep = {"sweeper": {"params": {"backend": "torch,tensorflow", "cpus": "1,null"}},
              "overrides": {"task": ["+experiment=compare"]}}  # fmt: skip
@@ -310,3 +315,16 @@ def test_a_runs_summary_is_a_table_of_plain_aligned_columns_in_a_log():
     assert not any(ch in text for ch in "─━│\x1b")
     failed = {"backend": "torch", "model": "mlp", "cpus": 1, "status": "failed", "error": "boom"}
     assert launch.summary(failed, tty=False) == "torch mlp cpus=1: FAILED: boom"
+
+
+def test_a_phase_after_an_epoch_shows_no_stale_count():
+    from twinbench import live
+
+    view = live.LiveView(Tty())
+    view.show("epoch", json.loads(sample_line(25)[len(progress.SAMPLE_MARK) :]), None)
+    assert [(t.completed, t.total) for t in view.progress.tasks] == [(25, 100)]
+    view.show("[torch mlp cpus=1] validating...", None, None)
+    assert [(t.description, t.total) for t in view.progress.tasks] == [
+        ("[torch mlp cpus=1] validating...", None)
+    ]
+    view.close()

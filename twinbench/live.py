@@ -46,13 +46,15 @@ class LiveView:
     """A sweep row (job i/N) where a sweep runs in this process, and the run's own row."""
 
     def __init__(self, out: TextIO, sweep: SweepState | None = None):
-        one_line = Column(no_wrap=True, overflow="ellipsis")  # a narrow terminal cuts text
+        console = Console(file=out)
+        # A narrow terminal cuts the description, never the bar or the counts.
+        one_line = Column(no_wrap=True, overflow="ellipsis", max_width=max(20, console.width - 50))
         self.progress = Progress(
             TextColumn("{task.description}", markup=False, table_column=one_line),
             BarColumn(bar_width=20),
             _StepCount(table_column=Column(no_wrap=True)),
             TextColumn("{task.fields[when]}", markup=False, table_column=Column(no_wrap=True)),
-            console=Console(file=out),
+            console=console,
             auto_refresh=False,  # redraw on a sample only (see the module's docstring)
             transient=True,
             redirect_stdout=False,  # the parent's logging keeps writing where it writes
@@ -92,26 +94,23 @@ class LiveView:
                 ),
             )
         elif sample is None:  # a phase (data, import, peak probe): no count to show
-            self.progress.update(
-                self._run, description=text, total=None, completed=0, when="", unit="steps"
-            )
-        elif sample["done"] >= sample["total"]:
-            head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']} validating"
-            self.progress.update(
-                self._run,
-                description=head,
-                total=None,
-                when=duration(sample["elapsed_s"]),
-                unit="steps",
-            )
+            # A new task: rich's update() cannot take a total away again.
+            self.progress.remove_task(self._run)
+            self._run = self.progress.add_task(text, total=None, when="", unit="steps")
         else:
+            done, total = sample["done"], sample["total"]
+            head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}"
             self.progress.update(
                 self._run,
-                description=f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}",
-                total=sample["total"],
-                completed=sample["done"],
+                description=head + (" validating" if done >= total else ""),
+                total=total,
+                completed=done,
                 unit="steps",
-                when=when(sample["elapsed_s"], sample["done"], sample["total"]),
+                when=(
+                    duration(sample["elapsed_s"])
+                    if done >= total
+                    else when(sample["elapsed_s"], done, total)
+                ),
             )
         if not self._started:
             self._started = True
