@@ -328,3 +328,15 @@ def test_a_phase_after_an_epoch_shows_no_stale_count():
         ("[torch mlp cpus=1] validating...", None)
     ]
     view.close()
+
+
+def test_a_malformed_sample_is_passed_on_as_a_line_and_the_relay_goes_on(caplog):
+    caplog.set_level(logging.INFO)
+    progress.Relay(out=io.StringIO()).run(
+        [progress.SAMPLE_MARK + "{not json\n", progress.SAMPLE_MARK + "{}\n", "after\n"]
+    )
+    assert caplog.messages == [
+        progress.SAMPLE_MARK + "{not json",
+        progress.SAMPLE_MARK + "{}",
+        "after",
+    ]

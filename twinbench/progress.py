@@ -16,6 +16,7 @@ terminal. run.log gets the ordinary lines and the status lines either way.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -178,8 +179,9 @@ class Relay:
 
     def _clear(self) -> None:
         if self._view is not None:
-            self._view.close()
-            self._view = None
+            view, self._view = self._view, None
+            with contextlib.suppress(Exception):  # as in _show: the relay must go on
+                view.close()
 
     def _show(self, text: str, sample: dict[str, Any] | None) -> None:
         if sample is None and (self.quiet or self.tty):
@@ -187,12 +189,16 @@ class Relay:
         if self.quiet:
             return
         if self.tty:
-            if self._view is None:
-                from twinbench.live import LiveView
+            try:
+                if self._view is None:
+                    from twinbench.live import LiveView
 
-                self._view = LiveView(self.out, current_sweep)
-            self._view.show(text, sample, current_sweep)
-        elif sample is None:
+                    self._view = LiveView(self.out, current_sweep)
+                self._view.show(text, sample, current_sweep)
+                return
+            except Exception:  # a drawing problem must not stop the relay (the pipe would fill)
+                self._view, self.tty = None, False  # plain lines from here on
+        if sample is None:
             emit(text)  # a phase of the run: always worth a line
         elif time.monotonic() - self._last_sample_s >= STATUS_EVERY_S:
             self._last_sample_s = time.monotonic()
@@ -201,8 +207,15 @@ class Relay:
     def line(self, raw: str) -> None:
         text = raw.rstrip("\n")
         if text.startswith(SAMPLE_MARK):
-            sample = json.loads(text[len(SAMPLE_MARK) :])
-            self._show(describe(sample), sample)
+            try:
+                sample = json.loads(text[len(SAMPLE_MARK) :])
+                shown = describe(sample)
+            except (ValueError, KeyError, TypeError, ZeroDivisionError):
+                # Never let a bad line stop the relay: the worker would block on a full pipe.
+                self._clear()
+                emit(text)
+                return
+            self._show(shown, sample)
         elif text.startswith(STATUS_MARK):
             self._show(text[len(STATUS_MARK) :], None)
         else:
