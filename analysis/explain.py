@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis import budget_chart, verdict
-from analysis.htmlkit import Col, esc, table_html
+from analysis.htmlkit import Col, prose, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
 from twinbench import budget
 
@@ -15,22 +15,12 @@ from twinbench import budget
 def section_verdict(page: Any, an: Any) -> None:
     """One line per workload and core count; a warning where the two metrics disagree."""
     found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width)
-    page.add('<h2 id="verdict">Verdict</h2>')
+    html = prose("explain")
+    page.add(html.verdict_heading())
     if not found:
-        page.add("<p>No workload has both frameworks measured on the same machine and cores.</p>")
+        page.add(html.verdict_none())
         return
-    items = []
-    for v in found:
-        items.append(f"<li>{esc(v.line)}</li>")
-        if v.disagreement:
-            items.append(f'<li class="warn">{esc(v.disagreement)}</li>')
-    page.add(
-        "<p>Each framework's default settings. A capped run (<code>max_steps</code>) is "
-        "judged on its steady-state step time, since its training time is mostly start-up; "
-        "otherwise on training time. Where the two disagree, the budget part that makes "
-        'them disagree is named (see "Time budget").</p>'
-        f"<ul>{''.join(items)}</ul>"
-    )
+    page.add(html.verdict_list(found))
 
 
 def section_budget(page: Any, an: Any) -> None:
@@ -39,15 +29,9 @@ def section_budget(page: Any, an: Any) -> None:
     rows = budget_chart.rows_with_budget(configs)
     if rows.empty:
         return
-    page.add('<h2 id="budget">Time budget: where the training time went</h2>')
-    page.add(
-        "<p>Each run's training time (the sum of its epochs, validation included) split into "
-        "parts measured from the same timestamps: the first step (start-up: tracing, "
-        "compilation), the other warm-up and epoch-first steps, the steady steps x their "
-        "median, what the steady steps took beyond that median, the gap between an epoch's "
-        "last step and its validation, and validation. The parts add up to the training time "
-        "(checked per run within 2%). Bars show medians over the repeats.</p>"
-    )
+    html = prose("explain")
+    page.add(html.budget_heading())
+    page.add(html.budget_intro())
     for workload, group in rows.groupby("workload", sort=False):
         page.figure(
             budget_chart.stacked(group, str(workload)),

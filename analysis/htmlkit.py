@@ -25,9 +25,25 @@ TEMPLATES = jinja2.Environment(
 )
 
 
+def _oneline(markup: Markup) -> Markup:
+    """`{% filter oneline %}`: a paragraph written over several template lines, rendered as
+    one line (each line break and its indentation a single space), as the page has always had
+    it. Its input is already-escaped markup, so it stays Markup."""
+    return Markup(re.sub(r"\s*\n\s*", " ", str(markup)).strip())
+
+
+TEMPLATES.filters["oneline"] = _oneline
+
+
 def render(template: str, **context: Any) -> Markup:
     """A template from analysis/templates/, rendered with autoescaping."""
     return Markup(TEMPLATES.get_template(template).render(**context).strip())
+
+
+def prose(section: str) -> Any:
+    """The headings and prose of one report section: analysis/templates/sections/<section>.
+    html.j2, whose macros each render one part of the page (`prose("explain").verdict_intro()`)."""
+    return TEMPLATES.get_template(f"sections/{section}.html.j2").module
 
 
 def slug(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.htmlkit import Col, esc, table_html
+from analysis.htmlkit import Col, prose, table_html
 
 LIBRARIES = ("numpy", "torch", "tensorflow")
 
@@ -101,16 +101,9 @@ def section(page: Any, an: Any) -> None:
     table = peaks(an.runs)
     if table.empty:
         return
-    page.add('<h2 id="machine-peak">Machine peak and kernel-library effect</h2>')
-    page.add(
-        "<p>The machine peak is the best float32 GEMM (2048&sup2;) any installed library "
-        "reaches on those cores, each library timed in its own process, the median of timed "
-        "repeats (never the best repeat); <code>fraction_of_peak</code> above divides by it. "
-        "Each framework's own GEMM beside it is the <b>kernel-library effect</b>: how much of "
-        "the machine its matrix kernel reaches before any model runs. The ISA limit is cores "
-        "x clock x two FMA units of the widest vector ISA; a probe above it is flagged (the "
-        "clock read may be a base clock below turbo).</p>"
-    )
+    html = prose("machine_peak")
+    page.add(html.heading())
+    page.add(html.intro())
     cols = [
         Col("machine", "machine"),
         Col("peak_cores", "cores", "g"),
@@ -130,11 +123,7 @@ def section(page: Any, an: Any) -> None:
     page.add(table_html(table, cols, lambda r: "unstable" if r["peak_exceeds_isa_limit"] else ""))
     page.csv(table, "machine_peak")
     if any(table["peak_exceeds_isa_limit"].fillna(False)):
-        warning = (
-            "A GEMM probe ran above the ISA x clock limit: the clock read is below the real "
-            "one (turbo), or the probe's timing is wrong."
-        )
-        page.add(f'<p class="warn">{esc(warning)}</p>')
+        page.add(html.above_isa_limit())
 
 
 def section_kernels(page: Any, an: Any) -> None:
@@ -143,13 +132,9 @@ def section_kernels(page: Any, an: Any) -> None:
     if "kernels_summary" not in runs or runs["kernels_summary"].isna().all():
         return
     shown = runs[runs["kernels_summary"].notna()].drop_duplicates(["workload", "config_label"])
-    page.add('<h3 id="kernels">Kernels each framework ran</h3>')
-    page.add(
-        "<p>From a separate short process per run (<code>measure.kernel_probe=true</code>) that "
-        "trains a few steps of the same model with MKL_VERBOSE and ONEDNN_VERBOSE on: MKL "
-        "functions and oneDNN primitives with their implementation and ISA, by count. Ops that "
-        "log nothing ran in Eigen (TensorFlow) or torch's native kernels.</p>"
-    )
+    html = prose("machine_peak")
+    page.add(html.kernels_heading())
+    page.add(html.kernels_intro())
     page.add(
         table_html(
             shown,

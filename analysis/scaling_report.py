@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import charts, scaling
-from analysis.htmlkit import Col, esc, table_html
+from analysis.htmlkit import Col, prose, table_html
 
 FIT_COLS = [
     Col("workload", "workload"),
@@ -144,40 +144,20 @@ def _measured_colour(ax: Any, label: str) -> str:
 
 def section(page: Any, an: Any) -> None:
     model: scaling.ScalingModel | None = getattr(an, "scaling", None)
-    page.add('<h2 id="scaling-model">Scaling model: predictions past the measured cores</h2>')
+    html = prose("scaling_report")
+    page.add(html.heading())
     if model is None or model.fits.empty:
-        page.add(
-            "<p>Not fitted: needs a framework measured on one workload at two or more core "
-            "counts on one machine.</p>"
-        )
+        page.add(html.not_fitted())
         return
-    page.add(
-        "<p>Training time against cores, fitted per series with Amdahl's law "
-        "<i>T(n) = T1 ((1 &minus; f) + f / n)</i> and the Universal Scalability Law "
-        "<i>T(n) = T1 (1 + &sigma;(n &minus; 1) + &kappa;n(n &minus; 1)) / n</i> by least "
-        "squares on log time, one observation per epoch. The law with the lower AICc is "
-        f"chosen; USL must win by more than {scaling.AICC_MARGIN:g} to justify its extra "
-        f"parameter. Intervals: {model.settings.confidence:.0%}, Student t on the residuals. "
-        "Epochs of one run vary less than separate runs, so with one run per core count the "
-        "intervals are too narrow.</p>"
-    )
+    page.add(html.intro(scaling.AICC_MARGIN, model.settings.confidence))
     page.add(table_html(model.fits, FIT_COLS))
     page.csv(model.fits, "scaling_fits")
-    page.add(
-        '<div class="warn">Rows marked <b>extrapolated</b> (shaded) are outside the measured '
-        "core range: the law is assumed to hold there, and the interval does not cover the "
-        "chance that it does not.</div>"
-    )
-    page.add("<h3>Predicted training time and cost</h3>")
+    page.add(html.extrapolated())
+    page.add(html.predictions_heading())
     page.add(table_html(model.predictions, PREDICTION_COLS, _row_class))
     page.csv(model.predictions, "scaling_predictions")
-    page.add("<h3>Cheapest and fastest core counts</h3>")
-    page.add(
-        "<p>Among the core counts above (conf/scaling/default.yaml), priced with the report's "
-        "table. With a price linear in cores a run costs T(n) &times; n &times; rate, which falls "
-        "only where speed-up is super-linear: neither law allows that, so the cheapest is the "
-        "fewest cores, and the table's use is what the time saved by more cores costs.</p>"
-    )
+    page.add(html.optimal_heading())
+    page.add(html.optimal_intro())
     page.add(table_html(model.optimal, OPTIMAL_COLS, _row_class))
     page.csv(model.optimal, "scaling_optimal")
-    page.add(f"<p>{esc(len(model.series))} series fitted.</p>")
+    page.add(html.series_count(len(model.series)))

@@ -136,18 +136,13 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
 
 def section(page, runs: pd.DataFrame) -> None:
     """The report's seed-band figures and agreement table (analysis/report.py, equivalence)."""
-    from analysis.htmlkit import Col, table_html
+    from analysis.htmlkit import Col, prose, table_html
 
     histories = seed_histories(runs)
     banded = {m: b for m, b in histories.items() if max(len(s) for s in b.values()) >= 2}
     if not banded:
         return
-    page.add(
-        "<h3>Learning curves over seeds</h3><p>Each framework's mean over seeds with its "
-        "min-max band (<code>python -m twinbench.curves &lt;model&gt; --seeds 3</code>). Final "
-        f"values agree when their means differ by at most {BAND_SDS:g} seed standard "
-        f"deviations (or {REL_FLOOR:.0%} of the value); Welch's p-value is shown beside it.</p>"
-    )
+    page.add(prose("seed_curves").intro(BAND_SDS, REL_FLOOR))
     for model, per_backend in sorted(banded.items()):
         page.figure(
             figure(model, per_backend),

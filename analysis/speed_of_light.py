@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.htmlkit import Col, esc, table_html
+from analysis.htmlkit import Col, prose, table_html
 
 KEYS = ["workload", "machine", "cpus", "backend"]
 ABOVE = (
@@ -85,20 +85,9 @@ def section(page: Any, an: Any) -> None:
     t = table(an.runs)
     if t.empty:
         return
-    page.add('<h2 id="speed-of-light">Speed of light per workload</h2>')
-    page.add(
-        "<p>The <b>speed of light</b> is a lower bound on one training step: every GEMM and "
-        "convolution the model runs (forward, input gradient where needed, weight gradient; "
-        "the shapes <code>twinbench/flops.py</code> counts, at the run's batch size) timed "
-        "alone on the same cores in each installed library (numpy's BLAS, torch, TensorFlow; "
-        "each in its own process, the median of timed repeats), the best library per kernel, "
-        "summed. Elementwise work, the loss, the optimizer and the framework's own overhead "
-        "are not in it. <b>fraction of speed of light</b> = limit / steady step: 100% would "
-        "be a step doing nothing but its matrix products at the best kernels; what is missing "
-        "is the framework's overhead, its elementwise work and its kernel choice. The "
-        "framework's own-kernel limit is the same sum in that framework's kernels only: the "
-        "gap between the two limits is the kernel-library effect for this model's shapes.</p>"
-    )
+    html = prose("speed_of_light")
+    page.add(html.heading())
+    page.add(html.intro())
     cols = [
         Col("workload", "workload"),
         Col("machine", "machine"),
@@ -115,4 +104,4 @@ def section(page: Any, an: Any) -> None:
     page.add(table_html(t, cols, lambda r: "unstable" if r["sol_above_limit"] else ""))
     page.csv(t, "speed_of_light")
     if t["sol_above_limit"].any():
-        page.add(f'<p class="warn">{esc(ABOVE[0].upper() + ABOVE[1:])}.</p>')
+        page.add(html.above_limit(ABOVE))

@@ -61,6 +61,7 @@ def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_re
     code = (
         "import twinbench, analysis.pricing as p, analysis.certificates as c;"
         "from analysis import htmlkit; htmlkit.render('csv.html.j2', href='x');"
+        "htmlkit.prose('explain').verdict_heading();"  # the sections' prose ships too
         "print(twinbench.INSTALLED, p.load(p.DEFAULT_TABLE).currency, c.CERT_DIR)"
     )
     env = {**os.environ, "PYTHONPATH": str(installed)}
