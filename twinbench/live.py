@@ -3,8 +3,8 @@
 The worker only sends samples (twinbench/progress.py); this module draws them. Nothing redraws
 on a timer (no rich refresh thread): the view is redrawn when a sample or status line arrives,
 and the worker sends a sample once a second, so the parent costs the machine one small redraw a
-second while a run is timed. The bars are
-transient: an ordinary line (an epoch's result) erases them, and the next sample draws them anew.
+second while a run is timed. The bars are transient: an ordinary line (an epoch's result) erases
+them, and the next sample draws them anew. `table_text` renders the summary tables.
 """
 
 from __future__ import annotations
