@@ -102,12 +102,12 @@ class LiveView:
             head = f"[{sample['label']}] epoch {sample['epoch']}/{sample['epochs']}"
             self.progress.update(
                 self._run,
-                description=head + (" validating" if done >= total else ""),
+                description=head,
                 total=total,
                 completed=done,
                 unit="steps",
                 when=(
-                    duration(sample["elapsed_s"])
+                    f"validating, {duration(sample['elapsed_s'])}"
                     if done >= total
                     else when(sample["elapsed_s"], done, total)
                 ),
