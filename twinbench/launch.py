@@ -244,7 +244,7 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
                 return done
             return measure_once(spec, rep_config, rep_dir)
 
-    if adaptive_plan is not None:  # measure.target_rel_width: repeat until the interval is narrow
+    if adaptive_plan is not None:  # repeats=auto: repeat until the interval is narrow
         records, info = adaptive.measure_until_stable(
             adaptive_plan, lambda i: measure_repeat(i, run_dir / f"repeat-{i}")
         )
@@ -285,7 +285,9 @@ def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
 def summary(record: dict[str, Any]) -> str:
     """A few lines for the terminal after one measured run."""
     head = f"{record['backend']} {record['model']} cpus={record['cpus']}"
-    if record.get("repeats", 1) > 1:
+    if record.get("repeats") == "auto":
+        head += f" repeat {record['repeat'] + 1} (repeats=auto)"
+    elif record.get("repeats", 1) > 1:
         head += f" repeat {record['repeat'] + 1}/{record['repeats']}"
     if record["status"] != "ok":
         return f"{head}: FAILED: {record['error']}"

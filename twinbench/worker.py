@@ -235,7 +235,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "status": "ok",
         "run_key": spec.config.get("run_key"),
         "repeat": spec.config.get("repeat", 0),
-        "repeats": spec.repeats,
+        "repeats": "auto" if spec.auto_repeats else spec.repeats,
         "backend": spec.backend,
         "model": spec.model,
         "params": params,
