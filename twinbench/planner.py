@@ -256,7 +256,8 @@ def announce(config: Any) -> str:
     from omegaconf import OmegaConf
 
     try:
-        if "BasicSweeper" not in str(OmegaConf.select(config, "hydra.sweeper._target_")):
+        sweeper = str(OmegaConf.select(config, "hydra.sweeper._target_"))
+        if not sweeper.endswith(("BasicSweeper", "InterleavedSweeper")):  # same jobs, reordered
             return "plan: not available for this sweeper (only Hydra's basic sweeper is expanded)"
         plan = plan_jobs(hydra_jobs(config))
         sweep_dir = Path(config.hydra.sweep.dir)

@@ -111,6 +111,7 @@ TOP_LEVEL: dict[str, Check] = {
     "max_steps": whole(1, optional=True),
     "seed": whole(0),
     "repeats": repeat_count,
+    "repeat_slot": whole(0, optional=True),
     "force": boolean,
     "time_limit_s": positive_number(optional=True),
     "allow_parallel": boolean,
