@@ -37,10 +37,14 @@ class Sample:
     epochs: list[float] = field(default_factory=list)
 
 
-def run_process(cmd: Sequence[str], cwd: Path = REPO_ROOT) -> tuple[str, float]:
-    """Run `cmd` to completion; its stdout and the CPU time (user + system) it used."""
+def run_process(
+    cmd: Sequence[str], cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
+) -> tuple[str, float]:
+    """Run `cmd` to completion; its stdout and the CPU time (user + system) it used.
+
+    `env`: the whole environment of the process (None: this one's)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-15:])
@@ -66,6 +70,8 @@ def twinbench(
     root: Path = REPO_ROOT,
     python: str = sys.executable,
     overrides: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    prefix: Sequence[str] = (),
 ) -> Sample:
     """One twinbench run (run.py, its own fresh worker) from the checkout at `root`.
 
@@ -74,6 +80,7 @@ def twinbench(
     """
     with tempfile.TemporaryDirectory() as run_dir:
         cmd = [
+            *prefix,  # e.g. a wrapper that changes the process before exec (bimodality.py)
             python,
             "run.py",
             f"backend={backend}",
@@ -85,7 +92,7 @@ def twinbench(
             *([f"max_steps={max_steps}"] if max_steps else []),
             *overrides,
         ]
-        _, cpu = run_process(cmd, cwd=root)
+        _, cpu = run_process(cmd, cwd=root, env=env)
         record = json.loads((Path(run_dir) / "result.json").read_text())
     if record["status"] != "ok":
         raise RuntimeError(f"twinbench {backend} {model} failed: {record.get('error')}")
@@ -93,9 +100,11 @@ def twinbench(
     return Sample(steady(epochs_s), cpu, list(epochs_s))
 
 
-def json_line_process(cmd: Sequence[str]) -> tuple[dict[str, Any], float]:
+def json_line_process(
+    cmd: Sequence[str], env: dict[str, str] | None = None
+) -> tuple[dict[str, Any], float]:
     """Run a script that prints one JSON line last; that line and the process' CPU time."""
-    out, cpu = run_process(cmd)
+    out, cpu = run_process(cmd, env=env)
     return json.loads(out.strip().splitlines()[-1]), cpu
 
 
