@@ -12,12 +12,19 @@ report's other framework effects read); the comparison is the median of the pair
 the exact order-statistic interval (twinbench.stats.paired_ratio: 95% from six pairs on, [min,
 max] with the coverage it has below that). A pair missing a half (failed, or not yet run) is left
 out and counted. Reads result records only; never imports a framework.
+
+    python -m analysis.paired <sweep dir or result.json>... [--reference torch]
+        [--metric steady_step_s|epoch_s|training_s] [--json]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from twinbench import stats
@@ -178,3 +185,27 @@ def table(comparisons: list[PairedComparison]) -> str:
         )
         lines.append("    pairs: " + ", ".join(f"{r:.3f}" for r in c.ratios))
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from analysis.errors import AnalysisError
+    from analysis.records import find_result_files, read_record
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--reference", default="torch")
+    p.add_argument("--metric", choices=list(METRICS), default="steady_step_s")
+    p.add_argument("--json", action="store_true", help="print the comparisons as JSON")
+    args = p.parse_args(argv)
+    try:
+        records = [read_record(f) for path in args.paths for f in find_result_files(path)]
+    except AnalysisError as exc:
+        print(f"analysis.paired: error: {exc}", file=sys.stderr)
+        return 2
+    found = compare(records, args.reference, args.metric)
+    print(json.dumps([c.as_dict() for c in found], indent=2) if args.json else table(found))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis import paired
@@ -85,3 +87,16 @@ def test_other_metrics_and_a_readable_table():
     assert "mlp cpus=2 training_s: torch/tensorflow 0.500 [0.500, 0.500]" in text
     with pytest.raises(ValueError, match="unknown metric"):
         paired.compare([], metric="flops")
+
+
+def test_the_command_reads_a_sweeps_records_and_prints_the_table(tmp_path, capsys):
+    from twinbench.results import SCHEMA_VERSION
+
+    for i, record in enumerate(sweep([1.0] * 6, [2.0] * 6)):
+        (tmp_path / str(i)).mkdir()
+        record["schema_version"] = SCHEMA_VERSION
+        (tmp_path / str(i) / "result.json").write_text(json.dumps(record))
+    assert paired.main([str(tmp_path)]) == 0
+    assert "torch/tensorflow 0.500 [0.500, 0.500] (97%, 6 pairs): torch faster" in (
+        capsys.readouterr().out
+    )
