@@ -2,6 +2,7 @@
 
     python -m benchmarks.outside [--models mlp cnn ...] [--backends torch tensorflow]
                                  [--pairs 6] [--epochs 3] [--cpus N] [--max-steps S] [--out F]
+                                 [--budget-minutes M]
 
 Outside code: the 2017 benchmark's Keras scripts ported to Keras 3 (benchmarks/ports/keras_*)
 for TensorFlow, and the pytorch/examples mnist/main.py loop around the same networks
@@ -15,15 +16,12 @@ their speed, beyond its interval). Lengths and pair counts: benchmarks/outside.y
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 from omegaconf import OmegaConf
 
 from benchmarks import pairs
-from twinbench import cpu
 
 SETTINGS = OmegaConf.to_container(OmegaConf.load(Path(__file__).with_name("outside.yaml")))
 MODELS = list(SETTINGS["max_steps"])
@@ -48,23 +46,15 @@ def outside_sample(cmd: list[str]) -> pairs.Sample:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
-    p.add_argument("--backends", nargs="+", default=pairs.BACKENDS, choices=pairs.BACKENDS)
-    p.add_argument("--pairs", type=int, default=SETTINGS["pairs"])
-    p.add_argument("--epochs", type=int, default=SETTINGS["epochs"])
-    p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))
+    p = pairs.arguments(__doc__, MODELS, MODELS, SETTINGS["pairs"], SETTINGS["epochs"])
     p.add_argument("--max-steps", type=int, help="one cap for every model (default: the yaml's)")
-    p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
-    args = p.parse_args(argv)
-    if args.epochs < 2:
-        p.error("--epochs must be at least 2: the first epoch is left out")
+    args = pairs.parse(p, argv)
     print(
         f"twinbench / outside code, seconds per epoch after the first; {args.pairs} interleaved "
         f"pairs per row, {args.epochs} epochs per process, cpus={args.cpus}",
         flush=True,
     )
-    results = []
+    rows = []
     for backend in args.backends:
         for model in args.models:
             steps = args.max_steps or SETTINGS["max_steps"][model]
@@ -73,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{backend:<11}{model:<12} no outside script (see benchmarks/outside.yaml)")
                 continue
             label = f"{backend:<11}{model:<12}" + (f"({steps} steps) " if steps else "")
-            print(label, flush=True)
 
             def ours(backend=backend, model=model, steps=steps):
                 return pairs.twinbench(
@@ -81,14 +70,10 @@ def main(argv: list[str] | None = None) -> int:
                     overrides=SETTINGS["twinbench_overrides"].get(model, ()),
                 )  # fmt: skip
 
-            measured = pairs.interleave(
-                ours, lambda cmd=cmd: outside_sample(cmd), args.pairs, print
-            )
-            summary = pairs.summarise(measured)
-            print(pairs.line(label, summary), flush=True)
-            results.append({"backend": backend, "model": model, "max_steps": steps, **summary})
-    if args.out:
-        args.out.write_text(json.dumps({"cpus": args.cpus, "results": results}, indent=2))
+            meta = {"backend": backend, "model": model, "max_steps": steps}
+            rows.append(pairs.Row(label, ours, lambda cmd=cmd: outside_sample(cmd), meta))
+    results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
+    pairs.write_out(args.out, args.cpus, results)
     return 0
 
 

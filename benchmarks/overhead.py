@@ -2,6 +2,7 @@
 
     python -m benchmarks.overhead [--models mlp cnn] [--backends torch tensorflow]
                                   [--pairs 12] [--steps 100] [--epochs 3] [--cpus N] [--out F]
+                                  [--budget-minutes M]
 
 For each backend x model, `pairs` times: one twinbench run (run.py, fresh worker) and one bare
 run (benchmarks/bare_loop.py, fresh process), alternating which goes first, so drift on a shared
@@ -15,13 +16,9 @@ within 2% of the bare loop, decided only beyond the interval.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 
 from benchmarks import pairs
-from twinbench import cpu
 
 NO_AUGMENTATION = ("model.augment=null",)  # the bare loop trains on the arrays as they are
 
@@ -33,27 +30,17 @@ def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--models", nargs="+", default=["mlp", "cnn"])
-    p.add_argument("--backends", nargs="+", default=pairs.BACKENDS, choices=pairs.BACKENDS)
-    p.add_argument("--pairs", type=int, default=12)
+    p = pairs.arguments(__doc__, ["mlp", "cnn"], None, pairs=12, epochs=3)
     p.add_argument("--steps", type=int, default=100)
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))
-    p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
-    args = p.parse_args(argv)
-    if args.epochs < 2:
-        p.error("--epochs must be at least 2: the first epoch is left out")
+    args = pairs.parse(p, argv)
     print(
         f"twinbench / bare loop, training time per epoch; {args.pairs} interleaved pairs, "
         f"{args.steps} steps x {args.epochs - 1} timed epochs, cpus={args.cpus}",
         flush=True,
     )
-    results = []
+    rows = []
     for backend in args.backends:
         for model in args.models:
-            label = f"{backend:<11}{model:<8}"
-            print(label, flush=True)
 
             def ours(backend=backend, model=model):
                 return pairs.twinbench(
@@ -69,11 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             def theirs(backend=backend, model=model):
                 return bare(backend, model, args.cpus, args.steps, args.epochs)
 
-            summary = pairs.summarise(pairs.interleave(ours, theirs, args.pairs, print))
-            print(pairs.line(label, summary), flush=True)
-            results.append({"backend": backend, "model": model, **summary})
-    if args.out:
-        args.out.write_text(json.dumps({"cpus": args.cpus, "results": results}, indent=2))
+            meta = {"backend": backend, "model": model}
+            rows.append(pairs.Row(f"{backend:<11}{model:<8}", ours, theirs, meta))
+    results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
+    pairs.write_out(args.out, args.cpus, results)
     return 0
 
 

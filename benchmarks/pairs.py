@@ -10,18 +10,20 @@ and a check for two modes among its processes (twinbench.stats.modes).
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, stats
+from twinbench import REPO_ROOT, cpu, stats
 
 # Speed goal: twinbench at least 98% of the other side's speed, i.e. time ratio at most 1/0.98.
 GOAL_SPEED = 0.98
@@ -37,10 +39,14 @@ class Sample:
     epochs: list[float] = field(default_factory=list)
 
 
-def run_process(cmd: Sequence[str], cwd: Path = REPO_ROOT) -> tuple[str, float]:
-    """Run `cmd` to completion; its stdout and the CPU time (user + system) it used."""
+def run_process(
+    cmd: Sequence[str], cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
+) -> tuple[str, float]:
+    """Run `cmd` to completion; its stdout and the CPU time (user + system) it used.
+
+    `env`: the whole environment of the process (None: this one's)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-15:])
@@ -66,6 +72,8 @@ def twinbench(
     root: Path = REPO_ROOT,
     python: str = sys.executable,
     overrides: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    prefix: Sequence[str] = (),
 ) -> Sample:
     """One twinbench run (run.py, its own fresh worker) from the checkout at `root`.
 
@@ -74,6 +82,7 @@ def twinbench(
     """
     with tempfile.TemporaryDirectory() as run_dir:
         cmd = [
+            *prefix,  # e.g. a wrapper that changes the process before exec (bimodality.py)
             python,
             "run.py",
             f"backend={backend}",
@@ -85,7 +94,7 @@ def twinbench(
             *([f"max_steps={max_steps}"] if max_steps else []),
             *overrides,
         ]
-        _, cpu = run_process(cmd, cwd=root)
+        _, cpu = run_process(cmd, cwd=root, env=env)
         record = json.loads((Path(run_dir) / "result.json").read_text())
     if record["status"] != "ok":
         raise RuntimeError(f"twinbench {backend} {model} failed: {record.get('error')}")
@@ -93,18 +102,26 @@ def twinbench(
     return Sample(steady(epochs_s), cpu, list(epochs_s))
 
 
-def json_line_process(cmd: Sequence[str]) -> tuple[dict[str, Any], float]:
+def json_line_process(
+    cmd: Sequence[str], env: dict[str, str] | None = None
+) -> tuple[dict[str, Any], float]:
     """Run a script that prints one JSON line last; that line and the process' CPU time."""
-    out, cpu = run_process(cmd)
+    out, cpu = run_process(cmd, env=env)
     return json.loads(out.strip().splitlines()[-1]), cpu
 
 
 def interleave(
-    a: Callable[[], Sample], b: Callable[[], Sample], pairs: int, say: Callable[[str], None]
+    a: Callable[[], Sample],
+    b: Callable[[], Sample],
+    pairs: int,
+    say: Callable[[str], None],
+    first: int = 0,
+    of: int | None = None,
 ) -> list[tuple[Sample, Sample]]:
-    """`pairs` pairs, A first in even pairs and B first in odd ones."""
+    """Pairs `first` .. `pairs - 1`, A first in even pairs and B first in odd ones (printed as
+    pair i/`of`, by default i/`pairs`)."""
     out = []
-    for i in range(pairs):
+    for i in range(first, pairs):
         if i % 2 == 0:
             first = a()
             second = b()
@@ -114,7 +131,7 @@ def interleave(
             first = a()
             out.append((first, second))
         say(
-            f"    pair {i + 1}/{pairs}: {first.epoch_s:.3f} s vs {second.epoch_s:.3f} s "
+            f"    pair {i + 1}/{of or pairs}: {first.epoch_s:.3f} s vs {second.epoch_s:.3f} s "
             f"= {first.epoch_s / second.epoch_s:.3f}"
         )
     return out
@@ -173,3 +190,105 @@ def line(label: str, s: dict[str, Any]) -> str:
                 f"{m['high_mode']['median']:.3f} s; its median describes neither"
             )
     return text
+
+
+# ---------------------------------------------------------------- a table of rows, in a budget
+
+
+def arguments(
+    description: str, models: list[str], choices: list[str] | None, pairs: int, epochs: int
+) -> argparse.ArgumentParser:
+    """The command line outside.py and overhead.py share; each adds its own arguments."""
+    p = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawTextHelpFormatter
+    )
+    p.add_argument("--models", nargs="+", default=models, choices=choices)
+    p.add_argument("--backends", nargs="+", default=BACKENDS, choices=BACKENDS)
+    p.add_argument("--pairs", type=int, default=pairs, help="interleaved pairs per row")
+    p.add_argument("--epochs", type=int, default=epochs, help="per process; the first is left out")
+    p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))
+    p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
+    p.add_argument(
+        "--budget-minutes",
+        type=float,
+        help="fit the whole table in about this long: each row gets an equal share of what is "
+        "left and runs as many of its --pairs as its first pair says fit (at least one; what "
+        "was trimmed is printed and kept in --out)",
+    )
+    return p
+
+
+def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    args = p.parse_args(argv)
+    if args.epochs < 2:
+        p.error("--epochs must be at least 2: the first epoch is left out")
+    if args.pairs < 1:
+        p.error("--pairs must be at least 1")
+    if args.budget_minutes is not None and args.budget_minutes <= 0:
+        p.error("--budget-minutes must be a positive number of minutes")
+    return args
+
+
+@dataclass
+class Row:
+    label: str
+    a: Callable[[], Sample]
+    b: Callable[[], Sample]
+    meta: dict[str, Any]
+
+
+def pairs_that_fit(requested: int, pair_s: float, share_s: float | None) -> int:
+    """How many pairs of `pair_s` seconds a row may run in `share_s` (None: all requested)."""
+    if share_s is None:
+        return requested
+    return max(1, min(requested, int(share_s // pair_s)))
+
+
+def run_table(
+    rows: list[Row],
+    pairs: int,
+    budget_minutes: float | None,
+    say: Callable[[str], None] = print,
+    now: Callable[[], float] = time.monotonic,
+) -> list[dict[str, Any]]:
+    """Each row's interleaved pairs and their summary, printed as they come.
+
+    After the table's first pair, the length of the whole run is estimated from it (rows of
+    other models or frameworks take longer or shorter: a first look, not a promise). With a
+    budget each row, after its own first pair, gets an equal share of the time left and as many
+    pairs as fit in it; a trimmed row says so, and its record keeps the pairs asked for.
+    """
+    start, results = now(), []
+    for index, row in enumerate(rows):
+        say(row.label)
+        t0 = now()
+        measured = interleave(row.a, row.b, 1, say, of=pairs)
+        pair_s = now() - t0
+        if index == 0:
+            whole = pair_s * pairs * len(rows)
+            say(
+                f"  estimate: one pair took {pair_s:.0f} s; {len(rows)} rows x {pairs} pairs "
+                f"would take about {whole / 60:.0f} min"
+                + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
+            )
+        share = None
+        if budget_minutes is not None:
+            left = budget_minutes * 60 - (now() - start)
+            share = (left + pair_s) / (len(rows) - index)  # this row's first pair counts in it
+        n = pairs_that_fit(pairs, pair_s, share)
+        if n < pairs:
+            say(
+                f"  budget: trimmed to {n} of {pairs} pairs ({share / 60:.1f} min for this row, "
+                f"{pair_s:.0f} s a pair)"
+                + ("; below 6 pairs the interval covers less than 95%" if n < 6 else "")
+            )
+        measured += interleave(row.a, row.b, n, say, first=1)
+        summary = summarise(measured)
+        say(line(row.label, summary))
+        results.append({**row.meta, **summary, "pairs_requested": pairs, "trimmed": n < pairs})
+    return results
+
+
+def write_out(path: Path | None, cpus: int, results: list[dict[str, Any]]) -> None:
+    if path:
+        path.write_text(json.dumps({"cpus": cpus, "results": results}, indent=2))

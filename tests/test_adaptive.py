@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -62,13 +63,71 @@ def test_failed_runs_do_not_count_towards_the_minimum():
     assert len(records) == 8 and info["stopped_by"] == "target"
 
 
-def test_plan_comes_from_measure_keys_and_bad_values_are_refused(compose):
+def test_repeats_auto_is_what_asks_for_it_with_the_width_and_budgets_from_measure(compose):
     assert adaptive.plan(build_spec(compose())) is None  # default: fixed repeats
-    p = adaptive.plan(build_spec(compose("measure.target_rel_width=0.02", "repeats=8")))
-    assert p == adaptive.Plan(0.02, 8, 30, None)
+    # A target width alone does not switch it on: repeats=auto does.
+    assert adaptive.plan(build_spec(compose("measure.target_rel_width=0.05"))) is None
+    assert adaptive.plan(build_spec(compose("repeats=auto"))) == adaptive.Plan(0.02, 6, 30, None)
+    p = adaptive.plan(build_spec(compose("repeats=auto", "measure.max_seconds=60")))
+    assert p.max_seconds == 60.0
     with pytest.raises(ConfigError, match="target_rel_width"):
-        adaptive.plan(build_spec(compose("measure.target_rel_width=2")))
+        adaptive.plan(build_spec(compose("repeats=auto", "measure.target_rel_width=2")))
     with pytest.raises(ConfigError, match="max_repeats"):
-        adaptive.plan(build_spec(compose("measure.target_rel_width=0.02", "measure.max_repeats=3")))
+        adaptive.plan(build_spec(compose("repeats=auto", "measure.max_repeats=3")))
     with pytest.raises(ConfigError, match="max_seconds"):
-        adaptive.plan(build_spec(compose("measure.target_rel_width=0.02", "measure.max_seconds=0")))
+        adaptive.plan(build_spec(compose("repeats=auto", "measure.max_seconds=0")))
+
+
+def test_repeats_must_be_a_whole_number_or_auto(compose):
+    with pytest.raises(ConfigError, match="whole number >= 1 or auto, got 'abc'"):
+        build_spec(compose("repeats=abc"))
+    with pytest.raises(ConfigError, match="or auto"):
+        build_spec(compose("repeats=0"))
+
+
+def test_the_outcome_line_says_target_reached_or_budget_exhausted_and_at_what_width():
+    _, reached = adaptive.measure_until_stable(plan(), fake_runs([1.0] * 30), say=lambda s: 0)
+    assert reached["outcome"].startswith("reached width 0.0% of the median (target 5.0%)")
+    noisy = itertools.cycle([1.0, 1.3, 0.8, 1.2, 0.9])
+    _, spent = adaptive.measure_until_stable(plan(), fake_runs(noisy), say=lambda s: 0)
+    assert spent["outcome"].startswith("budget exhausted (max_repeats=20) at width ")
+    assert f"{spent['reached_rel_width']:.1%}" in spent["outcome"]
+
+
+def test_run_job_with_repeats_auto_stops_at_the_target_and_writes_the_outcome(
+    compose, tmp_path, monkeypatch
+):
+    """The wiring from `repeats=auto` to summary.json, with the worker replaced by a fake whose
+    repeats agree to 0.1% (the real worker is exercised by the next test)."""
+    from twinbench import launch
+
+    steps = itertools.cycle([1.000, 1.001, 0.999])
+
+    def fake_measure(spec, config, run_dir):
+        return {"status": "ok", "run_key": config["run_key"], "repeat": config["repeat"],
+                "timing": {"steady_step_s": {"median": next(steps)}, "epoch_s": {"median": 1.0},
+                           "steady_samples_per_s": 100.0}}  # fmt: skip
+
+    monkeypatch.setattr(launch, "measure_once", fake_measure)
+    config = compose("repeats=auto", "cpus=1", f"measure.lock_file={tmp_path}/lock")
+    records = launch.run_job(config, tmp_path)
+    assert len(records) == 6 and [r["repeat"] for r in records] == list(range(6))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["adaptive"]["stopped_by"] == "target"
+    assert summary["adaptive"]["outcome"].startswith("reached width 0.2% of the median")
+
+
+def test_repeats_auto_from_the_command_line_stops_when_its_time_budget_is_spent(tmp_path):
+    """One real fresh worker: a budget of 1 ms is spent by the first repeat, and the run says so
+    rather than presenting one repeat as a converged result."""
+    from .conftest import run_cli
+
+    proc = run_cli("backend=torch", "cpus=1", "epochs=1", "max_steps=3", "repeats=auto",
+                   "measure.peak_probe=false", "measure.max_seconds=0.001",
+                   f"hydra.run.dir={tmp_path}")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["repeats"] == 1 and summary["adaptive"]["stopped_by"] == "max_seconds"
+    assert "budget exhausted (max_seconds=0.001)" in proc.stdout
+    record = json.loads((tmp_path / "repeat-0" / "result.json").read_text())
+    assert record["repeats"] == "auto"

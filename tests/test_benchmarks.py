@@ -108,3 +108,70 @@ def test_before_after_exports_a_commit_and_refuses_an_unknown_ref(tmp_path):
     assert (tmp_path / "twinbench" / "launch.py").exists()
     with pytest.raises(SystemExit, match="not a commit"):
         before_after.export("no-such-ref-anywhere", Path(tmp_path / "x"))
+
+
+class FakeClock:
+    """Each process 'runs' `seconds` on this clock (a pair: twice that)."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def side(self, seconds: float, epoch_s: float = 1.0):
+        def measure():
+            self.t += seconds
+            return pairs.Sample(epoch_s=epoch_s, cpu_s=1.0)
+
+        return measure
+
+
+def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[pairs.Row]:
+    return [
+        pairs.Row(f"row{i}", clock.side(seconds), clock.side(seconds), {"row": i})
+        for i in range(rows)
+    ]
+
+
+def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_up_front():
+    clock, said = FakeClock(), []
+    results = pairs.run_table(table_of(clock, 3), 4, None, said.append, now=lambda: clock.t)
+    assert [r["pairs"] for r in results] == [4, 4, 4] and not any(r["trimmed"] for r in results)
+    estimates = [s for s in said if "estimate" in s]
+    assert estimates == ["  estimate: one pair took 60 s; 3 rows x 4 pairs would take about 12 min"]
+    assert said.index(estimates[0]) < said.index("row1")  # printed during the first row
+
+
+def test_a_budget_trims_pairs_so_the_table_fits_and_says_what_it_trimmed():
+    clock, said = FakeClock(), []
+    # 8 rows x 6 pairs of 60 s = 48 min asked; 16 min allowed: 2 pairs a row.
+    results = pairs.run_table(table_of(clock, 8), 6, 16, said.append, now=lambda: clock.t)
+    assert [r["pairs"] for r in results] == [2] * 8
+    assert all(r["trimmed"] and r["pairs_requested"] == 6 for r in results)
+    assert clock.t <= 16 * 60
+    assert any("trimmed to 2 of 6 pairs" in s and "less than 95%" in s for s in said)
+
+
+def test_a_budget_gives_time_a_short_row_leaves_to_the_rows_after_it():
+    clock = FakeClock()
+    rows = [pairs.Row("fast", clock.side(5), clock.side(5), {}), *table_of(clock, 1)]
+    results = pairs.run_table(rows, 6, 5, lambda s: None, now=lambda: clock.t)
+    # fast: 6 pairs of 10 s (1 min); slow gets the 4 min left: 4 pairs of 60 s.
+    assert [r["pairs"] for r in results] == [6, 4]
+
+
+def test_a_row_always_runs_at_least_one_pair():
+    assert pairs.pairs_that_fit(6, pair_s=600, share_s=60) == 1
+    assert pairs.pairs_that_fit(6, pair_s=10, share_s=None) == 6
+
+
+def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys):
+    from benchmarks import overhead
+
+    for main in (outside.main, overhead.main):
+        for bad in (["--epochs", "1"], ["--budget-minutes", "0"], ["--pairs", "0"]):
+            with pytest.raises(SystemExit) as e:
+                main(bad)
+            assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        "--budget-minutes must be a positive number" in err and "--epochs must be at least 2" in err
+    )

@@ -23,6 +23,7 @@ from .conftest import CORES, run_cli
         (["model=resnet"], "unknown model 'resnet'; choose one of: "),
         (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
         (["cpus=two"], "cpus must be a whole number"),
+        (["repeats=abc"], "repeats must be a whole number >= 1 or auto, got 'abc'"),
         (["pricing=gce_2017_preemptible"], "prices are chosen in the report: "),
     ],
 )

@@ -1,11 +1,12 @@
 """Repeats that adapt to the noise: measure until the median's interval is narrow enough.
 
-With `measure.target_rel_width=W` a job keeps starting fresh workers (one measurement each, as
-`repeats` does) until the 95% interval of the repeats' steady-step medians is at most W times
-their median, or a budget runs out: `measure.max_repeats` measurements, `measure.max_seconds`
-of wall time. `repeats` is then the minimum, and never fewer than MIN_REPEATS, the fewest whose
-[min, max] reaches 95% coverage. summary.json says which of the three ended it (`stopped_by`:
-`target`, `max_repeats`, `max_seconds`) and whether the runs fall into two modes (`modes`), in
+With `repeats=auto` a job keeps starting fresh workers (one measurement each, as `repeats=N`
+does) until the 95% interval of the repeats' steady-step medians is at most
+`measure.target_rel_width` (0.02) times their median, or a budget runs out:
+`measure.max_repeats` measurements, `measure.max_seconds` of wall time. Never fewer than
+MIN_REPEATS, the fewest whose [min, max] reaches 95% coverage. summary.json says which ended it
+(`stopped_by`: `target`, `max_repeats`, `max_seconds`; `outcome`: the line printed, "reached
+width X" or "budget exhausted at width Y") and whether the runs fall into two modes (`modes`), in
 which case their median, and any width reached, describe neither mode.
 """
 
@@ -31,29 +32,28 @@ class Plan:
 
 
 def plan(spec: RunSpec) -> Plan | None:
-    """The adaptive plan `measure.*` asks for (None: a fixed number of repeats)."""
+    """The adaptive plan `repeats=auto` asks for (None: a fixed number of repeats)."""
+    if not spec.auto_repeats:
+        return None
     m = spec.measure
     target = m.get("target_rel_width")
-    if target is None:
-        return None
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
         raise ConfigError(
             f"measure.target_rel_width must be a fraction of the median between 0 and 1 "
-            f"(e.g. 0.02), got {target!r}"
+            f"(e.g. 0.02) with repeats=auto, got {target!r}"
         )
-    least = max(spec.repeats, MIN_REPEATS)
     most = m.get("max_repeats")
-    if isinstance(most, bool) or not isinstance(most, int) or most < least:
+    if isinstance(most, bool) or not isinstance(most, int) or most < MIN_REPEATS:
         raise ConfigError(
-            f"measure.max_repeats must be a whole number of at least {least} (repeats, and never "
-            f"fewer than {MIN_REPEATS}) when measure.target_rel_width is set, got {most!r}"
+            f"measure.max_repeats must be a whole number of at least {MIN_REPEATS} with "
+            f"repeats=auto (fewer never reach a 95% interval), got {most!r}"
         )
     seconds = m.get("max_seconds")
     if seconds is not None and (
         isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0
     ):
         raise ConfigError(f"measure.max_seconds must be a positive number or null, got {seconds!r}")
-    return Plan(float(target), least, most, None if seconds is None else float(seconds))
+    return Plan(float(target), MIN_REPEATS, most, None if seconds is None else float(seconds))
 
 
 def width(records: list[dict[str, Any]]) -> float | None:
@@ -87,7 +87,6 @@ def measure_until_stable(
             f"  adaptive: {len(records)} repeats, interval {shown} of the median (target "
             f"{p.target_rel_width:.1%}, at least {p.min_repeats} repeats)"
         )
-    say(f"  adaptive: stopped by {stopped_by} after {len(records)} repeats")
     info = {
         "target_rel_width": p.target_rel_width,
         "min_repeats": p.min_repeats,
@@ -95,6 +94,30 @@ def measure_until_stable(
         "max_seconds": p.max_seconds,
         "stopped_by": stopped_by,
         "reached_rel_width": width(records),
+        "repeats": len(records),
         "elapsed_s": now() - start,
     }
+    info["outcome"] = outcome(info)
+    say(f"  adaptive: {info['outcome']}")
     return records, info
+
+
+def outcome(info: dict[str, Any]) -> str:
+    """One line: the target reached, or which budget ran out and the width it left."""
+    reached = info["reached_rel_width"]
+    shown = "n/a" if reached is None else f"{reached:.1%}"
+    n = info["repeats"]
+    if info["stopped_by"] == "target":
+        return (
+            f"reached width {shown} of the median (target {info['target_rel_width']:.1%}) "
+            f"after {n} repeats"
+        )
+    budget = (
+        f"max_repeats={info['max_repeats']}"
+        if info["stopped_by"] == "max_repeats"
+        else f"max_seconds={info['max_seconds']:g}"
+    )
+    return (
+        f"budget exhausted ({budget}) at width {shown} of the median, above the target "
+        f"{info['target_rel_width']:.1%}, after {n} repeats: more repeats or a quieter machine"
+    )

@@ -56,6 +56,12 @@ class SweepSummary(Callback):
         swept = config.hydra.sweeper.get("params")
         params = OmegaConf.to_container(swept, resolve=True) if swept else {}
         self.jobs = sweep_size(list(config.hydra.overrides.task), params)
+        if "Interleaved" in str(config.hydra.sweeper.get("_target_")) and self.jobs:
+            # Each repeat is its own job there (twinbench/interleave.py): known if not swept.
+            repeats = config.get("repeats")
+            given = [o for o in config.hydra.overrides.task if o.split("=")[0] == "repeats"]
+            swept = "repeats" in params or any(not o[len("repeats=") :].isdigit() for o in given)
+            self.jobs = self.jobs * repeats if isinstance(repeats, int) and not swept else None
         from twinbench import planner, slurm
 
         for line in (slurm.prepare(config), planner.announce(config)):

@@ -39,7 +39,8 @@ class RunSpec:
     model_cfg: dict[str, Any]
     backend_cfg: dict[str, Any]
     measure: dict[str, Any]
-    repeats: int = 1
+    repeats: int = 1  # with repeats=auto: 1 here, auto_repeats True (twinbench/adaptive.py)
+    auto_repeats: bool = False
     force: bool = False
     time_limit_s: float | None = None
     allow_parallel: bool = False
@@ -108,6 +109,7 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
     epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]
     max_steps = config.get("max_steps")
     time_limit = config.get("time_limit_s")
+    auto = config.get("repeats") == "auto"
     if time_limit is not None and (isinstance(time_limit, bool) or time_limit <= 0):
         raise ConfigError(f"time_limit_s must be a positive number of seconds, got {time_limit!r}")
     return RunSpec(
@@ -125,7 +127,8 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         model_cfg=dict(model_cfg),
         backend_cfg=dict(config["backend"]),
         measure=dict(config.get("measure") or {}),
-        repeats=_positive_int("repeats", config.get("repeats", 1)),
+        repeats=1 if auto else _positive_int("repeats", config.get("repeats", 1)),
+        auto_repeats=auto,
         force=bool(config.get("force", False)),
         time_limit_s=time_limit,
         allow_parallel=bool(config.get("allow_parallel", False)),

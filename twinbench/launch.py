@@ -233,8 +233,8 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
             flush=True,
         )
 
-    def measure_repeat(i: int, rep_dir: Path) -> dict[str, Any]:
-        rep_config = {**config, "repeat": i, "run_key": key}
+    def measure_repeat(i: int, rep_dir: Path, pair: str | None = None) -> dict[str, Any]:
+        rep_config = {**config, "repeat": i, "run_key": key, "pair_id": pair}
         # The reuse check belongs under the lock too: an identical sweep running alongside may
         # have measured this run while this one waited for its turn.
         with measurement_lock(None if spec.allow_parallel else spec.lock_file):
@@ -244,7 +244,10 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
                 return done
             return measure_once(spec, rep_config, rep_dir)
 
-    if adaptive_plan is not None:  # measure.target_rel_width: repeat until the interval is narrow
+    slot = config.get("repeat_slot")
+    if slot is not None:  # an interleaved sweep's job: one repeat of this config (interleave.py)
+        return [_measure_slot(config, spec, run_dir, slot, measure_repeat)]
+    if adaptive_plan is not None:  # repeats=auto: repeat until the interval is narrow
         records, info = adaptive.measure_until_stable(
             adaptive_plan, lambda i: measure_repeat(i, run_dir / f"repeat-{i}")
         )
@@ -256,6 +259,49 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
     if spec.repeats > 1:
         results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(records))
     return records
+
+
+def pair_id(config: dict[str, Any], sweep_dir: Path, slot: int) -> str:
+    """The same for the runs of one round of a sweep whose configs differ only in framework:
+    `<series>-r<round>`, the series naming the sweep and what the partners share."""
+    import hashlib
+
+    shared = results.run_key({k: v for k, v in config.items() if k != "backend"})
+    series = hashlib.sha256(f"{Path(sweep_dir).resolve()}|{shared}".encode()).hexdigest()[:12]
+    return f"{series}-r{slot}"
+
+
+def _measure_slot(
+    config: dict[str, Any], spec: RunSpec, run_dir: Path, slot: int, measure_repeat: Any
+) -> dict[str, Any]:
+    """Repeat `slot` of this config; once every repeat has a record, the job's summary.json."""
+    if spec.auto_repeats or slot >= spec.repeats:
+        record = results.failed_record(
+            config,
+            f"ConfigError: repeat_slot={slot} needs a whole number of repeats above it "
+            f"(repeats={config.get('repeats')}); it is set by the interleaving sweeper",
+            error_kind="config",
+        )
+        results.write_atomic(run_dir / results.RESULT_FILE, record)
+        return record
+    # The job directory is named without the slot, so its repeats gather in one place; the
+    # partner jobs (other frameworks) sit beside it in the sweep directory.
+    dirs = repeat_dirs(run_dir, spec.repeats)
+    record = measure_repeat(slot, dirs[slot], pair_id(config, run_dir.parent, slot))
+    if spec.repeats > 1:
+        done = [_record_of(d / results.RESULT_FILE, record.get("run_key")) for d in dirs]
+        if all(done):
+            results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(done))
+    return record
+
+
+def _record_of(path: Path, key: str | None) -> dict[str, Any] | None:
+    """This configuration's record at `path`, finished or failed (None: none yet)."""
+    try:
+        record = results.read(path)
+    except (OSError, ValueError):
+        return None
+    return record if record.get("run_key") == key else None
 
 
 def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -285,7 +331,9 @@ def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
 def summary(record: dict[str, Any], tty: bool | None = None) -> str:
     """After one measured run: a head line and a table of what it measured (twinbench.live)."""
     head = f"{record['backend']} {record['model']} cpus={record['cpus']}"
-    if record.get("repeats", 1) > 1:
+    if record.get("repeats") == "auto":
+        head += f" repeat {record['repeat'] + 1} (repeats=auto)"
+    elif record.get("repeats", 1) > 1:
         head += f" repeat {record['repeat'] + 1}/{record['repeats']}"
     if record["status"] != "ok":
         return f"{head}: FAILED: {record['error']}"

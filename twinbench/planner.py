@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, environment, launch, results
+from twinbench import REPO_ROOT, adaptive, environment, launch, results
 from twinbench.config import ConfigError, build_spec
 
 # Earlier records are looked for below the sweep folder's parent (results/sweeps/ holds every
@@ -106,7 +106,8 @@ def resolved(config: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
         "interop_threads": spec.interop_threads,
         "epochs": spec.epochs,
     }
-    return config, spec.repeats
+    # repeats=auto: the fewest it can stop after (its dirs are repeat-<i> from the first)
+    return config, adaptive.MIN_REPEATS if spec.auto_repeats else spec.repeats
 
 
 def plan_jobs(jobs: list[tuple[dict[str, Any], Path]]) -> Plan:
@@ -255,7 +256,8 @@ def announce(config: Any) -> str:
     from omegaconf import OmegaConf
 
     try:
-        if "BasicSweeper" not in str(OmegaConf.select(config, "hydra.sweeper._target_")):
+        sweeper = str(OmegaConf.select(config, "hydra.sweeper._target_"))
+        if not sweeper.endswith(("BasicSweeper", "InterleavedSweeper")):  # same jobs, reordered
             return "plan: not available for this sweeper (only Hydra's basic sweeper is expanded)"
         plan = plan_jobs(hydra_jobs(config))
         sweep_dir = Path(config.hydra.sweep.dir)

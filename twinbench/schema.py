@@ -56,6 +56,14 @@ def positive_number(optional: bool = False) -> Check:
     return check
 
 
+def repeat_count(key: str, value: Any) -> None:
+    """A whole number of repeats, or `auto`: repeat until the interval is narrow (adaptive.py)."""
+    if value == "auto":
+        return
+    if not _is_int(value) or value < 1:
+        raise ConfigError(f"{key} must be a whole number >= 1 or auto, got {value!r}")
+
+
 def boolean(key: str, value: Any) -> None:
     if not isinstance(value, bool):
         raise ConfigError(f"{key} must be true or false, got {value!r}")
@@ -102,7 +110,8 @@ TOP_LEVEL: dict[str, Check] = {
     "epochs": whole(1, optional=True),
     "max_steps": whole(1, optional=True),
     "seed": whole(0),
-    "repeats": whole(1),
+    "repeats": repeat_count,
+    "repeat_slot": whole(0, optional=True),
     "force": boolean,
     "time_limit_s": positive_number(optional=True),
     "allow_parallel": boolean,
@@ -125,7 +134,7 @@ MEASURE: dict[str, Check] = {
     "profile_steps": whole(1),
     "profile_warmup_steps": whole(0),
     "unstable_rel_width": positive_number(),
-    "target_rel_width": positive_number(optional=True),
+    "target_rel_width": positive_number(),
     "max_repeats": whole(1),
     "max_seconds": positive_number(optional=True),
     "lock_file": text(),

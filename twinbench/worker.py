@@ -239,7 +239,8 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "status": "ok",
         "run_key": spec.config.get("run_key"),
         "repeat": spec.config.get("repeat", 0),
-        "repeats": spec.repeats,
+        "repeats": "auto" if spec.auto_repeats else spec.repeats,
+        "pair_id": spec.config.get("pair_id"),  # the runs it was interleaved with (launch.py)
         "backend": spec.backend,
         "model": spec.model,
         "params": params,

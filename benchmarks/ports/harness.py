@@ -26,6 +26,7 @@ class Budget:
     cpus: int
     max_steps: int | None
     epochs: int | None
+    interop_threads: int | None = None  # None: cpus (TensorFlow's inter-op pool)
 
 
 def budget(description: str) -> Budget:
@@ -34,11 +35,13 @@ def budget(description: str) -> Budget:
     p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))
     p.add_argument("--max-steps", type=int, default=None)
     p.add_argument("--epochs", type=int, default=None, help="default: the published script's")
+    p.add_argument("--interop-threads", type=int, default=None, help="default: --cpus")
     args = p.parse_args()
+    interop = args.interop_threads or args.cpus
     cpu.pin(cpu.choose_cores(args.cpus))
-    os.environ.update(cpu.thread_environment(args.cpus, args.cpus))
+    os.environ.update(cpu.thread_environment(args.cpus, interop))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    return Budget(args.cpus, args.max_steps, args.epochs)
+    return Budget(args.cpus, args.max_steps, args.epochs, interop)
 
 
 def arrays(model: str, b: Budget) -> tuple[Any, dict[str, Any]]:
@@ -60,7 +63,7 @@ def keras_threads(b: Budget) -> None:
     import tensorflow as tf
 
     tf.config.threading.set_intra_op_parallelism_threads(b.cpus)
-    tf.config.threading.set_inter_op_parallelism_threads(b.cpus)
+    tf.config.threading.set_inter_op_parallelism_threads(b.interop_threads or b.cpus)
 
 
 def epoch_logger():

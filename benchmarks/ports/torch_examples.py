@@ -103,7 +103,7 @@ def test(model, test_loader, cfg):
 
 def main():
     torch.set_num_threads(b.cpus)
-    torch.set_num_interop_threads(b.cpus)
+    torch.set_num_interop_threads(b.interop_threads or b.cpus)
     torch.manual_seed(1)
     data, cfg = harness.arrays(MODEL, b)
     if cfg.get("augment"):

@@ -1,0 +1,31 @@
+"""Hydra's basic sweeper, with each repeat its own job and frameworks interleaved.
+
+The jobs are the basic sweeper's cartesian product; twinbench.interleave orders them (and why).
+Hydra loads sweepers only from the `hydra_plugins` package, hence this module's place; select it
+with `hydra/sweeper=interleaved` (twinbench's default) or go back with `hydra/sweeper=basic`.
+"""
+
+from __future__ import annotations
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from omegaconf import OmegaConf
+
+
+class InterleavedSweeper(BasicSweeper):
+    def split_arguments(self, overrides: list, max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
+        from twinbench.interleave import Job, interleave
+
+        batches = BasicSweeper.split_arguments(overrides, None)
+        jobs = [Job(tuple(o), self._repeats(o)) for o in (batches[0] if batches else [])]
+        ordered = interleave(jobs)
+        return list(BasicSweeper.split_overrides_to_chunks(ordered, max_batch_size)) or [[]]
+
+    def _repeats(self, overrides: list[str]) -> int | None:
+        """The job's `repeats` as its composed config has it (an experiment may set it)."""
+        assert self.hydra_context is not None and self.config is not None
+        job = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
+        value = OmegaConf.select(job, "repeats")
+        if value == "auto":
+            return None
+        # A bad value fails in its own job, as one line (launch.run_job); here it runs once.
+        return value if isinstance(value, int) and value >= 1 else 1
