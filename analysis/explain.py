@@ -14,7 +14,7 @@ from twinbench import budget
 
 def section_verdict(page: Any, an: Any) -> None:
     """One line per workload and core count; a warning where the two metrics disagree."""
-    found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width)
+    found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width, an.reference)
     page.add('<h2 id="verdict">Verdict</h2>')
     if not found:
         page.add("<p>No workload has both frameworks measured on the same machine and cores.</p>")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import layers, machine_peak, speed_of_light
+from analysis import backends, layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
@@ -226,6 +226,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         "started": r.get("started"),
         "finished": r.get("finished"),
         "backend": r.get("backend"),
+        **backends.columns(r.get("backend"), r),
         "model": r.get("model"),
         "device": r.get("device") or "cpu",
         "cpus": r.get("cpus") if isinstance(r.get("cpus"), int) else None,

@@ -127,7 +127,7 @@ def test_the_report_shows_what_each_section_found(full_report):
     assert run["median_step_ms"].tolist() == pytest.approx([4.12, 4.12])
     assert inside.loc[inside["workload"] == "cnn", "median_step_ms"].isna().all()  # no steps
     assert "time_to_target_s" not in inside  # no target configured
-    assert "framework effect: torch / TensorFlow training time" in printed
+    assert "framework effect: torch / each other backend's training time" in printed
     assert "1 of 21 runs failed" in printed  # 16 + 1 settings variant + 1 failed + 3 from 2017
 
 

@@ -229,7 +229,7 @@ def check_overrides(args: list[str]) -> None:
 
 COMMANDS = {
     "run": "train and measure: Hydra overrides, add -m to sweep "
-    "(twinbench run -m backend=torch,tensorflow cpus=1,null)",
+    f"(twinbench run -m backend={','.join(group_choices('backend'))} cpus=1,null)",
     "report": "compare collected results: report.html, charts, tables "
     "(twinbench report results/sweeps/<dir>)",
     "collect": "gather result.json files into one Parquet/CSV table",

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from frameworks import registry
 from twinbench import environment
 
 SCHEMA_VERSION = 1
@@ -101,6 +102,17 @@ def read(path: Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
+def backend_identity(name: Any) -> dict[str, str]:
+    """The backend's model API, runtime and label as the record carries them (schema 2), so the
+    analysis never needs this checkout's registry to tell an API from a runtime; empty for a
+    name the registry does not know (a failed run may have been given one)."""
+    try:
+        spec = registry.spec(name)
+    except (ValueError, TypeError):
+        return {}
+    return {"backend_api": spec.api, "backend_runtime": spec.runtime, "backend_label": spec.label}
+
+
 def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str, Any]:
     """A result for a run that did not produce measurements; keeps the stable keys present."""
     record: dict[str, Any] = {
@@ -110,6 +122,7 @@ def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str,
         "run_key": config.get("run_key"),
         "repeat": config.get("repeat", 0),
         "backend": config.get("backend", {}).get("name"),
+        **backend_identity(config.get("backend", {}).get("name")),
         "model": config.get("model", {}).get("name"),
         "params": None,
         "cpus": config.get("cpus"),

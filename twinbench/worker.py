@@ -106,6 +106,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
 
     # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
     label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
+    # The library whose kernels run this backend: its GEMM and speed of light are the ones
+    # probed under that library's name (frameworks/probes).
+    runtime = results.backend_identity(spec.backend).get("backend_runtime", spec.backend)
     progress.status(f"[{label}] data: {spec.model_cfg['dataset']} ({spec.data['source']})...")
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
@@ -226,10 +229,11 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
             "fraction_of_peak": achieved / peak if peak else None,
         }
         if machine:  # this framework's own GEMM beside the machine's best: the kernel library
-            flops_record.update(peak_module.framework_ceiling(machine, spec.backend, achieved))
+            flops_record.update(peak_module.framework_ceiling(machine, runtime, achieved))
 
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
+    identity = results.backend_identity(spec.backend)
     return {
         "schema_version": results.SCHEMA_VERSION,
         "status": "ok",
@@ -237,6 +241,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "repeat": spec.config.get("repeat", 0),
         "repeats": spec.repeats,
         "backend": spec.backend,
+        **identity,
         "model": spec.model,
         "params": params,
         "expected_params": mc.get("expected_params"),
@@ -269,7 +274,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "machine_peak": machine,
         # The model's own products timed alone (best kernel each), outside the timed steps.
         "speed_of_light": (
-            sol_module.against(sol, spec.backend, timing["steady_step_s"]["median"])
+            sol_module.against(sol, runtime, timing["steady_step_s"]["median"])
             if sol
             else None
         ),
