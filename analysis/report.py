@@ -21,6 +21,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from analysis import (
+    api_runtime,
     charts,
     effects,
     explain,
@@ -639,6 +640,7 @@ SECTIONS: list[Callable[[Page, Analysis], None]] = [
     section_relative,
     section_legacy,
     section_framework,
+    api_runtime.section,
     section_hardware,
     scaling_report.section,
     section_software,
@@ -660,6 +662,7 @@ NAV = [  # in page order
     ("relative", "time & cost"),
     ("legacy", "2017"),
     ("framework", "framework"),
+    ("api-runtime", "API vs runtime"),
     ("hardware", "hardware"),
     ("scaling-model", "scaling"),
     ("software", "software"),
