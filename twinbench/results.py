@@ -1,7 +1,8 @@
 """result.json: the record of one run. Written atomically, read by analysis/ as plain data.
 
-Top-level keys that tools rely on are listed in STABLE_KEYS and must not be renamed; the full
-schema is documented in the README ("Result schema").
+The record's fields, its schema version and history live in twinbench/record.py (ResultRecord);
+this module writes and reads files. Top-level keys that tools rely on are listed in STABLE_KEYS
+and must not be renamed; the full schema is documented in the README ("Result schema").
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 
 from frameworks import registry
 from twinbench import environment
+from twinbench.record import SCHEMA_VERSION, ResultRecord
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION", "ResultRecord"]  # re-exported: where readers have looked them up
 RESULT_FILE = "result.json"
 STABLE_KEYS = (
     "status",
@@ -114,31 +116,31 @@ def backend_identity(name: Any) -> dict[str, str]:
 
 
 def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str, Any]:
-    """A result for a run that did not produce measurements; keeps the stable keys present."""
-    record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "failed",
-        "error": error,
-        "run_key": config.get("run_key"),
-        "repeat": config.get("repeat", 0),
-        "backend": config.get("backend", {}).get("name"),
-        **backend_identity(config.get("backend", {}).get("name")),
-        "model": config.get("model", {}).get("name"),
-        "params": None,
-        "cpus": config.get("cpus"),
-        "threads_requested": {
+    """A result for a run that did not produce measurements; keeps the stable keys present.
+    `extra`: more fields (error_kind, traceback, stderr_tail, ...), declared or not."""
+    backend = config.get("backend", {}).get("name")
+    return ResultRecord.of(
+        status="failed",
+        error=error,
+        run_key=config.get("run_key"),
+        repeat=config.get("repeat", 0),
+        backend=backend,
+        **backend_identity(backend),
+        model=config.get("model", {}).get("name"),
+        params=None,
+        cpus=config.get("cpus"),
+        threads_requested={
             "intra_op": config.get("threads"),
             "inter_op": config.get("interop_threads"),
         },
-        "threads_actual": None,
-        "device": config.get("device"),
-        "epoch_times_s": [],
+        threads_actual=None,
+        device=config.get("device"),
+        epoch_times_s=[],
         # The machine, so a failure is reported beside the runs of the same hardware.
-        "environment": environment.describe(),
-        "config": _json_safe(config),  # a refused nan must not make the record unwritable
-    }
-    record.update(extra)
-    return record
+        environment=environment.describe(),
+        config=_json_safe(config),  # a refused nan must not make the record unwritable
+        **extra,
+    ).to_json()
 
 
 def _json_safe(value: Any) -> Any:

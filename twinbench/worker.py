@@ -23,6 +23,7 @@ from twinbench import cpu, environment, kernels, parity, progress, resources, re
 from twinbench import peak as peak_module
 from twinbench import speed_of_light as sol_module
 from twinbench.config import RunSpec, spec_from_file
+from twinbench.record import ResultRecord
 
 SPEC_FILE = "spec.json"
 STEPS_FILE = "steps.json"
@@ -234,66 +235,63 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
     identity = results.backend_identity(spec.backend)
-    return {
-        "schema_version": results.SCHEMA_VERSION,
-        "status": "ok",
-        "run_key": spec.config.get("run_key"),
-        "repeat": spec.config.get("repeat", 0),
-        "repeats": spec.repeats,
-        "backend": spec.backend,
+    return ResultRecord(
+        status="ok",
+        run_key=spec.config.get("run_key"),
+        repeat=spec.config.get("repeat", 0),
+        repeats=spec.repeats,
+        backend=spec.backend,
         **identity,
-        "model": spec.model,
-        "params": params,
-        "expected_params": mc.get("expected_params"),
-        "cpus": spec.cpus,
-        "threads_requested": {"intra_op": spec.threads, "inter_op": spec.interop_threads},
-        "threads_actual": {"intra_op": threads.intra_op, "inter_op": threads.inter_op},
-        "native_thread_pools": threads.native_pools,
-        "affinity": budget["affinity"],
-        "thread_env": budget["thread_env"],
-        "device": spec.device,
-        "settings": settings_in_effect,
-        "framework": backend.describe(),
-        "data": {
+        model=spec.model,
+        params=params,
+        expected_params=mc.get("expected_params"),
+        cpus=spec.cpus,
+        threads_requested={"intra_op": spec.threads, "inter_op": spec.interop_threads},
+        threads_actual={"intra_op": threads.intra_op, "inter_op": threads.inter_op},
+        native_thread_pools=threads.native_pools,
+        affinity=budget["affinity"],
+        thread_env=budget["thread_env"],
+        device=spec.device,
+        settings=settings_in_effect,
+        framework=backend.describe(),
+        data={
             "dataset": data.name,
             **data.info,
             "n_train": n_train,
             "n_test": len(data.x_test),
         },
-        "epochs": spec.epochs,
-        "batch_size": bs,
-        "steps_per_epoch": plan.steps_per_epoch,
-        "epoch_times_s": clock.epoch_times_s(),
-        "train_times_s": train_times,
-        "samples_per_s": [samples_per_epoch / t for t in train_times],
-        "timing": timing,
-        "budget": budget_record(clock, spec, timing),
-        "steps_file": STEPS_FILE,
-        "startup": startup,
-        "flops": flops_record,
-        "machine_peak": machine,
+        epochs=spec.epochs,
+        batch_size=bs,
+        steps_per_epoch=plan.steps_per_epoch,
+        epoch_times_s=clock.epoch_times_s(),
+        train_times_s=train_times,
+        samples_per_s=[samples_per_epoch / t for t in train_times],
+        timing=timing,
+        budget=budget_record(clock, spec, timing),
+        steps_file=STEPS_FILE,
+        startup=startup,
+        flops=flops_record,
+        machine_peak=machine,
         # The model's own products timed alone (best kernel each), outside the timed steps.
-        "speed_of_light": (
-            sol_module.against(sol, runtime, timing["steady_step_s"]["median"])
-            if sol
-            else None
+        speed_of_light=(
+            sol_module.against(sol, runtime, timing["steady_step_s"]["median"]) if sol else None
         ),
-        "profile": profile,
+        profile=profile,
         # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
-        "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
-        "resources": used,
-        "history": {
+        kernels=kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
+        resources=used,
+        history={
             "loss": history.loss,
             "accuracy": history.accuracy,
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        "parity": parity.status(spec.model),
-        "environment": environment.describe(),
-        "started": started,
-        "finished": environment.now_iso(),
-        "config": spec.config,
-    }
+        parity=parity.status(spec.model),
+        environment=environment.describe(),
+        started=started,
+        finished=environment.now_iso(),
+        config=spec.config,
+    ).to_json()
 
 
 def machine_peak_record(spec: RunSpec) -> dict[str, Any] | None:
