@@ -19,30 +19,19 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, kernels, parity, progress, resources, results
+from twinbench import environment, kernels, parity, progress, resources, results
 from twinbench import peak as peak_module
 from twinbench import speed_of_light as sol_module
 from twinbench.config import RunSpec, spec_from_file
+from twinbench.pinning import SPEC_FILE, apply_cpu_budget  # step 1, shared with the kernel probe
 from twinbench.record import ResultRecord
 
-SPEC_FILE = "spec.json"
 STEPS_FILE = "steps.json"
 T_WORKER_NS = time.perf_counter_ns()  # as early as this process can read the clock
 
 
 class NonFiniteLoss(FloatingPointError):
     pass
-
-
-def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
-    """Step 1: affinity and thread variables, before any framework import."""
-    from frameworks import settings
-
-    affinity = cpu.pin(spec.cores)
-    env = cpu.thread_environment(spec.threads, spec.interop_threads)
-    env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
-    os.environ.update(env)
-    return {"affinity": affinity, "thread_env": env}
 
 
 def _on_epoch(spec: RunSpec, clock):
