@@ -17,7 +17,7 @@ def section_verdict(page: Any, an: Any) -> None:
     found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width, an.reference)
     page.add('<h2 id="verdict">Verdict</h2>')
     if not found:
-        page.add("<p>No workload has both frameworks measured on the same machine and cores.</p>")
+        page.add("<p>No workload has two backends measured on the same machine and cores.</p>")
         return
     items = []
     for v in found:

@@ -545,7 +545,7 @@ def section_parity(page: Page, an: Analysis) -> None:
         page.figure(
             charts.curves(model, per_backend),
             f"curves_{model}",
-            f"{model}: loss and accuracy of both frameworks",
+            f"{model}: loss and accuracy of every backend",
         )
         for backend, history in per_backend.items():
             for metric, values in history.items():

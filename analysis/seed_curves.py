@@ -162,7 +162,7 @@ def section(page, runs: pd.DataFrame) -> None:
         page.figure(
             figure(model, per_backend),
             f"seed_curves_{model}",
-            f"{model}: mean and seed band of both frameworks",
+            f"{model}: mean and seed band of every backend",
         )
     table = agreement_table(banded)
     if not table.empty:

@@ -90,7 +90,7 @@ def section(page: Any, an: Any) -> None:
         "<p>The <b>speed of light</b> is a lower bound on one training step: every GEMM and "
         "convolution the model runs (forward, input gradient where needed, weight gradient; "
         "the shapes <code>twinbench/flops.py</code> counts, at the run's batch size) timed "
-        "alone on the same cores in each installed library (numpy's BLAS, torch, TensorFlow; "
+        "alone on the same cores in each installed library (numpy's BLAS, each runtime's own; "
         "each in its own process, the median of timed repeats), the best library per kernel, "
         "summed. Elementwise work, the loss, the optimizer and the framework's own overhead "
         "are not in it. <b>fraction of speed of light</b> = limit / steady step: 100% would "

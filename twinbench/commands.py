@@ -16,7 +16,7 @@ COMMANDS = {
     "report": "compare collected results: report.html, charts, tables "
     "(twinbench report results/sweeps/<dir>)",
     "collect": "gather result.json files into one Parquet/CSV table",
-    "parity": "equivalence certificate of a model in both frameworks (twinbench parity mlp)",
+    "parity": "equivalence certificate of a model on every backend (twinbench parity mlp)",
     "mlflow": "export collected runs to an MLflow tracking store (optional extra: .[mlflow])",
 }
 
