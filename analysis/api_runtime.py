@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import matplotlib as mpl
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -155,31 +156,41 @@ def _time_cell(row: pd.Series | None) -> dict[str, str]:
 
 def chart(rows: pd.DataFrame, workload: str) -> Figure:
     """Horizontal bars, one per effect and core count, with intervals; 1.0 = no effect."""
+    rows = rows.assign(k=rows["kind"] != "api").sort_values(["cpus", "k", "backend"], kind="stable")
     rows = rows.reset_index(drop=True)
     labels = [
         f"{KINDS[r.kind]}, {r.where}: {r.backend_label} / {r.base_label}" for r in rows.itertuples()
     ]
     fig, (ax,) = charts._figure(8, 0.5 * len(rows) + 1.6)
-    ax.grid(False)
-    ax.grid(axis="x", color="#e5e5e5")
-    ax.barh(range(len(rows)), rows["ratio"], color=[KIND_COLOURS[k] for k in rows["kind"]])
-    charts._interval_bars(
-        ax,
-        list(range(len(rows))),
-        rows["ratio"],
-        rows["ratio_ci_low"],
-        rows["ratio_ci_high"],
-        horizontal=True,
-    )
-    for i, v in enumerate(rows["ratio"]):
-        if not math.isnan(v):
-            ax.annotate(f"{v:.2f}x", (v, i), xytext=(4, 0), textcoords="offset points", va="center")
-    ax.axvline(1.0, ls="--", color="#1a1a1a", lw=1)
-    ax.set_yticks(range(len(rows)), labels)
-    ax.invert_yaxis()
-    ax.xaxis.set_major_formatter(charts.TIMES)
-    ax.set_xlabel("time of the backend / time of its base (above 1: the backend is slower)")
-    ax.set_title(f"API and runtime effects: {workload}")
+    with mpl.rc_context(charts.BASE_STYLE):
+        ax.grid(False)
+        ax.grid(axis="x", color="#e5e5e5")
+        ax.barh(range(len(rows)), rows["ratio"], color=[KIND_COLOURS[k] for k in rows["kind"]])
+        charts._interval_bars(
+            ax,
+            list(range(len(rows))),
+            rows["ratio"],
+            rows["ratio_ci_low"],
+            rows["ratio_ci_high"],
+            horizontal=True,
+        )
+        for i, r in rows.iterrows():
+            if not math.isnan(r["ratio"]):
+                end = r["ratio_ci_high"] if not math.isnan(r["ratio_ci_high"]) else r["ratio"]
+                ax.annotate(
+                    f"{r['ratio']:.2f}x",
+                    (end, i),
+                    xytext=(4, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize=7,
+                )
+        ax.axvline(1.0, ls="--", color="#1a1a1a", lw=1)
+        ax.set_yticks(range(len(rows)), labels)
+        ax.invert_yaxis()
+        ax.xaxis.set_major_formatter(charts.TIMES)
+        ax.set_xlabel("time of the backend / time of its base (above 1: the backend is slower)")
+        ax.set_title(f"API and runtime effects: {workload}")
     return fig
 
 
