@@ -23,7 +23,7 @@ from analysis import records as records_module
 from analysis.errors import AnalysisError
 from analysis.report import after_sweep
 from analysis.table import failures, frame, load_results
-from twinbench import planner, progress, slurm
+from twinbench import parity, planner, progress, slurm
 
 
 def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
@@ -116,8 +116,6 @@ def certify_missing(models: list[str]) -> None:
     Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
     never competes with a timing; a current certificate, pass or fail, is kept as it is.
     """
-    from twinbench import parity  # deferred: only a sweep with certify=true loads it
-
     for model in models:
         if parity.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
