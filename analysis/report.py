@@ -27,6 +27,7 @@ from analysis import (
     explain,
     layers,
     machine_peak,
+    pipeline,
     runcharts,
     rundetail,
     scaling_report,
@@ -37,6 +38,7 @@ from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, render, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
 from analysis.pipeline import Analysis
+from analysis.table import runs_table
 
 FILES = "report_files"
 LIST_COLUMNS = ("samples", "step_samples")  # per-repeat samples: in runs.csv, not repeated here
@@ -735,9 +737,6 @@ def after_sweep(sweep_dir: Path) -> str:
     Never raises for bad input: the sweep has finished, and its exit status belongs to its
     runs, not to the report.
     """
-    from analysis import pipeline
-    from analysis.table import runs_table
-
     try:
         options = pipeline.Options(inputs=[Path(sweep_dir)], strict_baseline=False)
         path = write(pipeline.analyze(runs_table([Path(sweep_dir)]), options), Path(sweep_dir))

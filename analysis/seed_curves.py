@@ -21,7 +21,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from analysis import backends
+from analysis import backends, charts
+from analysis.htmlkit import Col, table_html
 from analysis.records import SOURCE
 
 BAND_SDS = 2.0
@@ -117,8 +118,6 @@ def agreement_rows(
 def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]) -> Figure:
     """Validation loss and accuracy per epoch: each framework's mean over seeds, with the band
     from the lowest to the highest seed (training values where a model does not validate)."""
-    from analysis import charts
-
     fig, axes = charts._figure(10, 3.6, 2)
     for ax, metric in zip(axes, ("loss", "accuracy"), strict=True):
         for backend, seeds in sorted(per_backend.items()):
@@ -146,7 +145,6 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
 
 def section(page, runs: pd.DataFrame) -> None:
     """The report's seed-band figures and agreement table (analysis/report.py, equivalence)."""
-    from analysis.htmlkit import Col, table_html
 
     histories = seed_histories(runs)
     banded = {m: b for m, b in histories.items() if max(len(s) for s in b.values()) >= 2}
