@@ -45,7 +45,7 @@ def _status(text: str) -> None:
 
 
 def _report_parser() -> argparse.ArgumentParser:
-    from analysis import pricing, summary
+    from analysis import backends, pricing, summary
 
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -68,8 +68,15 @@ def _report_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--baseline",
         help="configuration everything is relative to: a label such "
-        "as 'tensorflow cpu8' or filters such as 'backend=torch,cpus=2' (default: "
-        "the GPU run, else the TensorFlow configuration with the most cores)",
+        "as '<backend> cpu8' or filters such as 'backend=<backend>,cpus=2' (default: "
+        "the GPU run, else the configuration with the most cores measured for every workload, "
+        "Keras first, as in 2017)",
+    )
+    p.add_argument(
+        "--reference",
+        default=None,
+        help="backend every other backend's time is divided by in the framework tables "
+        f"(default {backends.DEFAULT_REFERENCE} where it ran, else the first backend present)",
     )
     p.add_argument(
         "--pricing",
@@ -156,6 +163,7 @@ def report_main(argv: list[str]) -> int:
     _logging(args.quiet)
     options = pipeline.Options(
         baseline=args.baseline,
+        reference=args.reference,
         pricing=args.pricing,
         metric=args.metric,
         parity_dirs=args.parity_dir,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from analysis.records import SOURCE
 from twinbench import WORK_ROOT
+from twinbench import parity as certify  # the certificate code: fingerprints and their differences
 
 CERT_DIR = WORK_ROOT / "results" / "parity"
 
@@ -41,15 +42,13 @@ def _changed_since(model: str, cert: dict[str, Any]) -> list[str]:
     """What differs between the certificate's fingerprint and this checkout's code, config and
     installed framework versions (read without importing a framework); a certificate without
     a fingerprint certifies nothing that can be checked, so it is stale too."""
-    from twinbench import parity
-
     if not isinstance(cert.get("fingerprint"), dict):
         return ["no fingerprint (certificate older than fingerprints)"]
     try:
-        current = parity.fingerprint(model)
+        current = certify.fingerprint(model)
     except (OSError, ValueError):  # a model this checkout does not have
         return [f"model {model} not in this checkout"]
-    return parity.differences(cert["fingerprint"], current)
+    return certify.differences(cert["fingerprint"], current)
 
 
 def parity(runs: pd.DataFrame, dirs: list[Path]) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from analysis import backends
 from analysis.relative import bar_order
 
 BASE_STYLE = {
@@ -31,8 +32,8 @@ BASE_STYLE = {
     "axes.axisbelow": True,
 }
 GPU_RED = "#a50f15"
-FAMILIES = {"tensorflow": "Blues", "torch": "Oranges", "pip": "Blues", "compiled": "Greens"}
-LINE_COLOURS = {"torch": "#e6550d", "tensorflow": "#3182bd"}
+# The 2017 builds' colour families; a backend's comes from analysis/backends.py by its order.
+BUILD_FAMILIES = {"pip": "Blues", "compiled": "Greens"}
 TIMES = FuncFormatter(lambda v, _pos: f"{v:.2f}x")
 
 
@@ -52,7 +53,7 @@ def _figure(width: float, height: float, cols: int = 1) -> tuple[Figure, list]:
 def _family(row: pd.Series) -> str:
     settings = json.loads(row["settings"]) if isinstance(row.get("settings"), str) else {}
     build = settings.get("build") if isinstance(settings, dict) else None
-    return build if build in FAMILIES else str(row["backend"])
+    return build if build in BUILD_FAMILIES else str(row["backend"])
 
 
 def colours(rows: pd.DataFrame) -> list[str]:
@@ -67,7 +68,8 @@ def colours(rows: pd.DataFrame) -> list[str]:
         cores = sorted(same["cpus"].dropna().unique())
         rank = cores.index(row["cpus"]) if row["cpus"] in cores else 0
         shade = 0.35 + 0.55 * (rank + 1) / max(len(cores), 1)
-        out.append(mpl.colors.to_hex(mpl.colormaps[FAMILIES.get(family, "Greys")](shade)))
+        cmap = BUILD_FAMILIES.get(family) or backends.family_map(family, rows["backend"])
+        out.append(mpl.colors.to_hex(mpl.colormaps[cmap](shade)))
     return out
 
 
@@ -148,7 +150,8 @@ def relative_bars(rows: pd.DataFrame, workload: str, baseline: str, metric_name:
 
 
 def framework_ratios(fe: pd.DataFrame) -> Figure:
-    """torch / TensorFlow time per workload against cores, with the repeats' intervals."""
+    """The reference backend's time / each other backend's per workload against cores, one
+    line per other backend (and machine), with the repeats' intervals."""
     workloads = list(dict.fromkeys(fe["workload"]))
     cols = min(len(workloads), 4)  # small multiples, four to a row, stay readable
     rows_n = -(-len(workloads) // cols)
@@ -166,13 +169,16 @@ def framework_ratios(fe: pd.DataFrame) -> Figure:
             ]
             ticks = sorted(set(where), key=lambda w: (w != "gpu", int(w) if w.isdigit() else 0))
             ax.set_xticks(range(len(ticks)), ticks)
-            for machine, m in rows.groupby("machine", sort=False):
+            many_machines = rows["machine"].nunique() > 1
+            for (machine, other), m in rows.groupby(["machine", "other"], sort=False):
                 m = m.sort_values("cpus")
                 xs = [
                     ticks.index("gpu" if d == "cuda" else str(c))
                     for d, c in zip(m["device"], m["cpus"], strict=True)
                 ]
-                ax.plot(xs, m["ratio"], marker="o", label=machine)
+                label = str(m["other_label"].iloc[0]) + (f" @ {machine}" if many_machines else "")
+                colour = None if many_machines else backends.colour(str(other), fe["other"])
+                ax.plot(xs, m["ratio"], marker="o", label=label, color=colour)
                 _interval_bars(ax, xs, m["ratio"], m["ratio_ci_low"], m["ratio_ci_high"])
                 for x, y in zip(xs, m["ratio"], strict=True):
                     ax.annotate(
@@ -187,9 +193,9 @@ def framework_ratios(fe: pd.DataFrame) -> Figure:
             ax.set_title(workload)
             ax.set_xlim(-0.5, len(ticks) - 0.5)
             ax.set_xlabel("cores")
-            ax.set_ylabel("torch time / TensorFlow time\n(below 1: torch faster)")
-            if rows["machine"].nunique() > 1:
-                ax.legend(fontsize=7)
+            reference = str(rows["reference_label"].iloc[0])
+            ax.set_ylabel(f"{reference} time / other's time\n(below 1: {reference} faster)")
+            ax.legend(fontsize=7)
     return fig
 
 
@@ -205,7 +211,7 @@ def scaling(hw: pd.DataFrame, workload: str) -> Figure:
             s = s.sort_values("cpus")
             name = f"{backend}" + ("" if label == "default" else f" [{label}]")
             name += f" @ {machine}" if many else ""
-            colour = LINE_COLOURS.get(backend) if label == "default" else None
+            colour = backends.colour(backend, rows["backend"]) if label == "default" else None
             style = "-" if label in ("default", "build=pip") else "--"
             ax_s.plot(s["cpus"], s["speedup"], marker="o", ls=style, color=colour, label=name)
             _interval_bars(
@@ -296,7 +302,7 @@ def curves(model: str, histories: dict[str, dict[str, list[float]]]) -> Figure:
     fig, (ax_l, ax_a) = _figure(10, 3.6, 2)
     with mpl.rc_context(BASE_STYLE):
         for backend, history in histories.items():
-            colour = LINE_COLOURS.get(backend)
+            colour = backends.colour(backend, histories)
             for ax, metric in ((ax_l, "loss"), (ax_a, "accuracy")):
                 for prefix, style in (("", "-"), ("val_", "--")):
                     # Epochs between validations hold null (validate_every): not drawn.

@@ -1,6 +1,7 @@
 """The three effects twinbench separates, each from the per-configuration summary.
 
-- framework: torch time / TensorFlow time on the same machine, workload, device, cores, threads;
+- framework: the reference backend's time / each other backend's, on the same machine, workload,
+  device, cores, threads (analysis/backends.py: which backends, and the reference);
 - hardware: speed-up and parallel efficiency against cores, per framework and settings;
 - software: a setting variant's time / the default variant's, all else equal.
 Ratios of medians with percentile-bootstrap intervals over the repeats (twinbench.stats).
@@ -13,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import backends
 from twinbench import stats
 
-FRAMEWORKS = ("torch", "tensorflow")  # the ratio is first / second
 SAME_CELL = [
     "source",
     "workload",
@@ -34,8 +35,8 @@ INT_COLUMNS = (
     "threads_intra_requested",
     "threads_inter_requested",
     "n_ok",
-    "n_torch",
-    "n_tensorflow",
+    "n_reference",
+    "n_other",
 )
 
 
@@ -82,42 +83,74 @@ def default_variant(cell: pd.DataFrame) -> pd.Series:
     return ranked.iloc[0]
 
 
-def framework(summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH) -> pd.DataFrame:
-    """torch / TensorFlow time per cell, for every pair of settings variants."""
-    first, second = FRAMEWORKS
+def framework(
+    summary: pd.DataFrame,
+    width: float = stats.UNSTABLE_REL_WIDTH,
+    reference: str = backends.DEFAULT_REFERENCE,
+) -> pd.DataFrame:
+    """The reference backend's time / each other backend's, per cell, for every pair of
+    settings variants. Columns name the sides `reference_*` and `other_*` (the backends in
+    `reference` and `other`), so any number of backends fit one table."""
+    if summary.empty or "backend" not in summary:
+        return _frame([])
+    pairing = backends.reference_and_others(summary["backend"].unique(), reference)
+    if pairing is None:
+        return _frame([])
+    first, others = pairing
     rows = []
     for key, cell in summary.groupby(SAME_CELL, dropna=False, sort=False):
-        a_all, b_all = cell[cell["backend"] == first], cell[cell["backend"] == second]
-        if a_all.empty or b_all.empty:
+        a_all = cell[cell["backend"] == first]
+        if a_all.empty:
             continue
-        a_default, b_default = default_variant(a_all), default_variant(b_all)
-        for _, a in a_all.iterrows():
-            for _, b in b_all.iterrows():
-                ratio, lo, hi = _ratio(a["samples"], b["samples"])
-                step, step_lo, step_hi = _ratio(a["step_samples"], b["step_samples"])
-                rows.append(
-                    {
-                        **dict(zip(SAME_CELL, key, strict=True)),
-                        f"{first}_config": a["config_label"],
-                        f"{second}_config": b["config_label"],
-                        f"{first}_settings": a["settings_label"],
-                        f"{second}_settings": b["settings_label"],
-                        "headline": a["config_label"] == a_default["config_label"]
-                        and b["config_label"] == b_default["config_label"],
-                        f"{first}_time": a["time"],
-                        f"{second}_time": b["time"],
-                        f"n_{first}": a["n_ok"],
-                        f"n_{second}": b["n_ok"],
-                        "ratio": ratio,
-                        "ratio_ci_low": lo,
-                        "ratio_ci_high": hi,
-                        "steady_step_ratio": step,
-                        "steady_step_ratio_ci_low": step_lo,
-                        "steady_step_ratio_ci_high": step_hi,
-                        "verdict": _verdict(ratio, lo, hi, width, first, second),
-                    }
-                )
+        a_default = default_variant(a_all)
+        for second in others:
+            b_all = cell[cell["backend"] == second]
+            if b_all.empty:
+                continue
+            b_default = default_variant(b_all)
+            for _, a in a_all.iterrows():
+                for _, b in b_all.iterrows():
+                    rows.append(
+                        {
+                            **dict(zip(SAME_CELL, key, strict=True)),
+                            **_pair(a, b, width),
+                            "headline": a["config_label"] == a_default["config_label"]
+                            and b["config_label"] == b_default["config_label"],
+                        }
+                    )
     return _frame(rows)
+
+
+def _label(row: pd.Series) -> str:
+    label = row.get("backend_label")
+    return str(label) if isinstance(label, str) and label else str(row["backend"])
+
+
+def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
+    """One reference configuration `a` against one other `b`: times and their ratio a / b."""
+    ratio, lo, hi = _ratio(a["samples"], b["samples"])
+    step, step_lo, step_hi = _ratio(a["step_samples"], b["step_samples"])
+    return {
+        "reference": a["backend"],
+        "other": b["backend"],
+        "reference_label": _label(a),
+        "other_label": _label(b),
+        "reference_config": a["config_label"],
+        "other_config": b["config_label"],
+        "reference_settings": a["settings_label"],
+        "other_settings": b["settings_label"],
+        "reference_time": a["time"],
+        "other_time": b["time"],
+        "n_reference": a["n_ok"],
+        "n_other": b["n_ok"],
+        "ratio": ratio,
+        "ratio_ci_low": lo,
+        "ratio_ci_high": hi,
+        "steady_step_ratio": step,
+        "steady_step_ratio_ci_low": step_lo,
+        "steady_step_ratio_ci_high": step_hi,
+        "verdict": _verdict(ratio, lo, hi, width, a["backend"], b["backend"]),
+    }
 
 
 SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
@@ -166,11 +199,16 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
     return _frame(rows)
 
 
-def scaling_gap(hw: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
-    """Where the two frameworks scale differently: torch speed-up / TensorFlow speed-up."""
-    first, second = FRAMEWORKS
+def scaling_gap(
+    hw: pd.DataFrame, summary: pd.DataFrame, reference: str = backends.DEFAULT_REFERENCE
+) -> pd.DataFrame:
+    """Where backends scale differently: the reference's speed-up / each other backend's."""
     if hw.empty:
         return pd.DataFrame()
+    pairing = backends.reference_and_others(hw["backend"].unique(), reference)
+    if pairing is None:
+        return pd.DataFrame()
+    first, others = pairing
     defaults = {
         (k[0], k[1], k[2], k[3]): default_variant(g)["settings"]
         for k, g in summary.groupby(["source", "workload", "machine", "backend"], dropna=False)
@@ -183,42 +221,51 @@ def scaling_gap(hw: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     ]
     rows: list[dict[str, Any]] = []
     for key, cell in hw.groupby(["source", "workload", "machine", "cpus"], sort=False):
-        a, b = cell[cell["backend"] == first], cell[cell["backend"] == second]
-        if a.empty or b.empty or a["reference_cpus"].iloc[0] != b["reference_cpus"].iloc[0]:
-            continue
-        a, b = a.iloc[0], b.iloc[0]
-        if a["cpus"] == a["reference_cpus"]:
-            continue
-        gap = a["speedup"] / b["speedup"]
-        separated = not (
-            math.isnan(a["speedup_ci_low"])
-            or math.isnan(b["speedup_ci_low"])
-            or (
-                a["speedup_ci_low"] <= b["speedup_ci_high"]
-                and b["speedup_ci_low"] <= a["speedup_ci_high"]
+        for second in others:
+            a, b = cell[cell["backend"] == first], cell[cell["backend"] == second]
+            if a.empty or b.empty or a["reference_cpus"].iloc[0] != b["reference_cpus"].iloc[0]:
+                continue
+            a, b = a.iloc[0], b.iloc[0]
+            if a["cpus"] == a["reference_cpus"]:
+                continue
+            rows.append(
+                {
+                    **dict(zip(["source", "workload", "machine", "cpus"], key, strict=True)),
+                    **_gap(a, b, first, second),
+                }
             )
-        )
-        if abs(gap - 1) <= SCALING_GAP and not separated:
-            verdict = "scale alike"
-        else:
-            verdict = f"{first if gap > 1 else second} scales better"
-            if math.isnan(a["speedup_ci_low"]) or math.isnan(b["speedup_ci_low"]):
-                verdict += " (single runs: indicative)"
-            elif not separated:
-                verdict += " (intervals overlap)"
-        rows.append(
-            {
-                **dict(zip(["source", "workload", "machine", "cpus"], key, strict=True)),
-                "reference_cpus": a["reference_cpus"],
-                f"{first}_speedup": a["speedup"],
-                f"{second}_speedup": b["speedup"],
-                f"{first}_efficiency": a["efficiency"],
-                f"{second}_efficiency": b["efficiency"],
-                "speedup_ratio": gap,
-                "verdict": verdict,
-            }
-        )
     return _frame(rows)
+
+
+def _gap(a: pd.Series, b: pd.Series, first: str, second: str) -> dict[str, Any]:
+    gap = a["speedup"] / b["speedup"]
+    separated = not (
+        math.isnan(a["speedup_ci_low"])
+        or math.isnan(b["speedup_ci_low"])
+        or (
+            a["speedup_ci_low"] <= b["speedup_ci_high"]
+            and b["speedup_ci_low"] <= a["speedup_ci_high"]
+        )
+    )
+    if abs(gap - 1) <= SCALING_GAP and not separated:
+        verdict = "scale alike"
+    else:
+        verdict = f"{first if gap > 1 else second} scales better"
+        if math.isnan(a["speedup_ci_low"]) or math.isnan(b["speedup_ci_low"]):
+            verdict += " (single runs: indicative)"
+        elif not separated:
+            verdict += " (intervals overlap)"
+    return {
+        "reference": first,
+        "other": second,
+        "reference_cpus": a["reference_cpus"],
+        "reference_speedup": a["speedup"],
+        "other_speedup": b["speedup"],
+        "reference_efficiency": a["efficiency"],
+        "other_efficiency": b["efficiency"],
+        "speedup_ratio": gap,
+        "verdict": verdict,
+    }
 
 
 VARIANT_CELL = [

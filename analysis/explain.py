@@ -14,7 +14,7 @@ from twinbench import budget
 
 def section_verdict(page: Any, an: Any) -> None:
     """One line per workload and core count; a warning where the two metrics disagree."""
-    found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width)
+    found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width, an.reference)
     html = prose("explain")
     page.add(html.verdict_heading())
     if not found:

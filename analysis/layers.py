@@ -1,16 +1,16 @@
 """Per-layer profiles side by side (frameworks/profiling.py, runs with profile=true): per
-workload and core count, each layer's op milliseconds per step in torch and in TensorFlow, and
-the layers where they differ most."""
+workload and core count, each layer's op milliseconds per step in the reference backend and in
+each other backend present (analysis/backends.py), and the layers where they differ most."""
 
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pandas as pd
 
-from analysis.htmlkit import Col, table_html
+from analysis import backends
+from analysis.htmlkit import Col, esc, table_html
 
 KEYS = ["workload", "machine", "cpus"]
 
@@ -26,7 +26,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def table(runs: pd.DataFrame) -> pd.DataFrame:
+def table(runs: pd.DataFrame, reference: str | None = None) -> pd.DataFrame:
     """One row per workload x machine x cores x layer: median ms per step per framework."""
     if "profile_ops_ms" not in runs:
         return pd.DataFrame()
@@ -43,40 +43,53 @@ def table(runs: pd.DataFrame) -> pd.DataFrame:
     long = pd.DataFrame(rows)
     wide = long.pivot_table(index=[*KEYS, "layer"], columns="backend", values="ms",
                             aggfunc="median").reset_index()  # fmt: skip
-    for b in ("torch", "tensorflow"):
-        if b not in wide:
-            wide[b] = math.nan
-    wide["difference_ms"] = wide["torch"] - wide["tensorflow"]
-    wide["ratio"] = wide["torch"] / wide["tensorflow"]
-    return wide.sort_values([*KEYS, "layer"])
+    present = backends.order(long["backend"])
+    reference = reference if reference in present else backends.choose_reference(present, None)
+    pairs = []
+    for other in (b for b in present if b != reference):
+        # One row per layer and other backend; the two backends' own columns (named by the
+        # backends) beside the generic reference/other ones.
+        pair = wide[[*KEYS, "layer", reference, other]].copy()
+        pair["reference"], pair["other"] = reference, other
+        pair["reference_ms"], pair["other_ms"] = pair[reference], pair[other]
+        pair["difference_ms"] = pair[reference] - pair[other]
+        pair["ratio"] = pair[reference] / pair[other]
+        pairs.append(pair)
+    if not pairs:
+        return pd.DataFrame()
+    return pd.concat(pairs, ignore_index=True).sort_values([*KEYS, "layer", "other"])
 
 
 def top_differences(t: pd.DataFrame, n: int = 3) -> pd.DataFrame:
     if t.empty:
         return t
     t = t.dropna(subset=["difference_ms"]).assign(size=lambda d: d["difference_ms"].abs())
-    return t.sort_values("size", ascending=False).groupby(KEYS, sort=False).head(n)
+    return t.sort_values("size", ascending=False).groupby([*KEYS, "other"], sort=False).head(n)
 
 
-def lines(runs: pd.DataFrame) -> list[str]:
-    t = table(runs)
+def lines(runs: pd.DataFrame, reference: str | None = None) -> list[str]:
+    t = table(runs, reference)
     top = top_differences(t)
     if top.empty:
         return []
-    out = ["per-layer profile (profile=true): largest torch - TensorFlow differences, ms per step"]
+    out = ["per-layer profile (profile=true): largest reference - other differences, ms per step"]
     for _, r in top.iterrows():
         out.append(
-            f"  {r['workload']} cpu{r['cpus']} {r['layer']}: torch {r['torch']:.2f} ms, "
-            f"TensorFlow {r['tensorflow']:.2f} ms ({r['difference_ms']:+.2f})"
+            f"  {r['workload']} cpu{r['cpus']} {r['layer']}: {r['reference']} "
+            f"{r['reference_ms']:.2f} ms, {r['other']} {r['other_ms']:.2f} ms "
+            f"({r['difference_ms']:+.2f})"
         )
     return [*out, ""]
 
 
 def section(page: Any, an: Any) -> None:
-    t = table(an.runs)
+    t = table(an.runs, an.reference)
     if t.empty:
         return
-    page.add('<h2 id="layers">Per-layer profile: torch vs TensorFlow</h2>')
+    page.add(
+        f'<h2 id="layers">Per-layer profile: {esc(t["reference"].iloc[0])} vs '
+        f"{esc(', '.join(dict.fromkeys(t['other'])))}</h2>"
+    )
     page.add(
         "<p>From runs with <code>profile=true</code>: each framework's own profiler over "
         "steps run after the timed ones, op time per step in milliseconds (summed over "
@@ -94,10 +107,12 @@ def section(page: Any, an: Any) -> None:
                 Col("workload", "workload"),
                 Col("cpus", "cores", "g"),
                 Col("layer", "layer"),
-                Col("torch", "torch ms", "s"),
-                Col("tensorflow", "TensorFlow ms", "s"),
-                Col("difference_ms", "torch - TF ms", "s"),
-                Col("ratio", "torch / TF", "x"),
+                Col("reference", "reference"),
+                Col("other", "other"),
+                Col("reference_ms", "reference ms", "s"),
+                Col("other_ms", "other ms", "s"),
+                Col("difference_ms", "reference - other ms", "s"),
+                Col("ratio", "reference / other", "x"),
             ],
         )
     )

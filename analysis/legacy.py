@@ -18,11 +18,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+from analysis import backends
 from analysis.errors import AnalysisError
 from analysis.records import canonical, settings_label, short_hash
 
 SOURCE = "2017 logs"
-SUFFIX = "_tensorflow.csv"
+# The 2017 benchmark ran Keras 2 on TensorFlow only: its file names and this backend say so.
+BACKEND = "tensorflow"
+SUFFIX = f"_{BACKEND}.csv"
 BUILDS = {"cpu-pip": ("pip", "pip"), "cpu-compiled": ("compiled", "cmp")}
 PLATFORMS = ("cpu8", "cpu16", "cpu32", "cpu64")
 # The 2017 charts' order: GPU first, then from the most vCPUs down, pip before compiled.
@@ -111,7 +114,8 @@ def _row(path: Path, test: str, label: str, build: str | None, vcpus: int | None
         "run_key_derived": True,
         "repeat": 0,
         "repeats": 1,
-        "backend": "tensorflow",
+        "backend": BACKEND,
+        **backends.columns(BACKEND),
         "model": WORKLOADS.get(test, test),
         "legacy_test": test,
         "device": "cuda" if gpu else "cpu",

@@ -4,13 +4,20 @@ framework-neutral GEMM peak per machine and core count, each framework's own GEM
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
 
 from analysis.htmlkit import Col, prose, table_html
 
-LIBRARIES = ("numpy", "torch", "tensorflow")
+GEMM = re.compile(r"^gemm_(?P<library>.+)_gflops$")
+
+
+def libraries(runs: pd.DataFrame) -> list[str]:
+    """The libraries the records probed (twinbench.peak: numpy and each runtime), in the order
+    their columns appear: whatever the machine that wrote them had, not a fixed list."""
+    return [m["library"] for c in runs.columns if (m := GEMM.match(str(c)))]
 
 
 def _num(v: Any) -> float | None:
@@ -45,7 +52,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "fraction_of_framework_gemm": _num(flops.get("fraction_of_framework_gemm")),
         "achieved_above_peak": flops.get("achieved_above_peak"),
     }
-    for lib in LIBRARIES:
+    for lib in libs:
         entry = libs.get(lib) if isinstance(libs.get(lib), dict) else {}
         row[f"gemm_{lib}_gflops"] = _num(entry.get("gflops"))
         row[f"gemm_{lib}_kernel"] = entry.get("kernel")
@@ -57,18 +64,19 @@ def peaks(runs: pd.DataFrame) -> pd.DataFrame:
     if "machine_peak_gflops" not in runs:
         return pd.DataFrame()
     ok = runs[(runs["status"] == "ok") & runs["machine_peak_gflops"].notna()]
+    found = libraries(ok.dropna(axis=1, how="all"))
     keep = [
         "machine",
         "peak_cores",
         "machine_peak_gflops",
         "machine_peak_library",
-        *(f"gemm_{lib}_{k}" for lib in LIBRARIES for k in ("gflops", "kernel")),
+        *(f"gemm_{lib}_{k}" for lib in found for k in ("gflops", "kernel")),
         "isa_limit_gflops",
         "isa_limit_clock",
         "peak_exceeds_isa_limit",
     ]
     out = ok[[c for c in keep if c in ok]].drop_duplicates(["machine", "peak_cores"])
-    for lib in LIBRARIES:
+    for lib in found:
         out[f"{lib}_share"] = out[f"gemm_{lib}_gflops"] / out["machine_peak_gflops"]
     return out.sort_values(["machine", "peak_cores"])
 
@@ -76,10 +84,12 @@ def peaks(runs: pd.DataFrame) -> pd.DataFrame:
 def lines(runs: pd.DataFrame) -> list[str]:
     """For the terminal: the peak and each library's GEMM per machine and cores."""
     out = []
-    for _, r in peaks(runs).iterrows():
+    table = peaks(runs)
+    found = libraries(table)
+    for _, r in table.iterrows():
         libs = ", ".join(
             f"{lib} {r[f'gemm_{lib}_gflops']:.0f} ({r[f'{lib}_share']:.0%})"
-            for lib in LIBRARIES
+            for lib in found
             if pd.notna(r.get(f"gemm_{lib}_gflops"))
         )
         flag = "  ! above the ISA x clock limit" if r["peak_exceeds_isa_limit"] else ""
@@ -110,7 +120,7 @@ def section(page: Any, an: Any) -> None:
         Col("machine_peak_gflops", "machine peak GFLOP/s", "s"),
         Col("machine_peak_library", "best library"),
     ]
-    for lib in LIBRARIES:
+    for lib in libraries(table):
         cols += [
             Col(f"gemm_{lib}_kernel", f"{lib} kernel"),
             Col(f"gemm_{lib}_gflops", f"{lib} GEMM GFLOP/s", "s"),

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import certificates, effects, environment, pricing, relative, scaling, summary
+from analysis import (
+    backends,
+    certificates,
+    effects,
+    environment,
+    pricing,
+    relative,
+    scaling,
+    summary,
+)
 from analysis.dedupe import Issues, dedupe
 from analysis.errors import AnalysisError
 from analysis.legacy import SOURCE as LEGACY_SOURCE
@@ -17,6 +26,8 @@ from twinbench import stats
 @dataclass
 class Options:
     baseline: str | None = None
+    # The backend every other one is compared with (None: analysis/backends.py's default).
+    reference: str | None = None
     pricing: str = pricing.DEFAULT_TABLE
     metric: str = "train_time"
     unstable_width: float = stats.UNSTABLE_REL_WIDTH
@@ -50,6 +61,7 @@ class Analysis:
     threads: pd.DataFrame
     baseline_error: str | None = None
     scaling: scaling.ScalingModel | None = None
+    reference: str | None = None  # the backend the framework tables divide by
 
     @property
     def failed(self) -> pd.DataFrame:
@@ -78,6 +90,10 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
             "use --metric train_time"
         )
     configs = summary.configs(runs, options.metric, options.unstable_width)
+    try:
+        reference = backends.choose_reference(runs.get("backend", []), options.reference)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
     prices = {
         source: pricing.load(pricing.LEGACY_TABLE if source == LEGACY_SOURCE else options.pricing)
         for source in configs["source"].unique()
@@ -104,9 +120,9 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         baselines=baselines,
         prices=prices,
         relative=relative.table(configs, baselines, prices),
-        framework=effects.framework(configs, options.unstable_width),
+        framework=effects.framework(configs, options.unstable_width, reference or ""),
         hardware=hardware,
-        scaling_gap=effects.scaling_gap(hardware, configs),
+        scaling_gap=effects.scaling_gap(hardware, configs, reference or ""),
         software=effects.software(configs, options.unstable_width),
         peak=effects.peak(configs),
         parity=certificates.parity(runs, dirs),
@@ -115,4 +131,5 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         threads=environment.threads(runs),
         baseline_error=error,
         scaling=scaling.build(hardware, runs, prices),
+        reference=reference,
     )

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis import layers, machine_peak, speed_of_light
+from analysis import backends, layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
+from twinbench.record import ResultRecord, UnknownSchemaVersion
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
-from twinbench.results import NOT_MEASURED, RESULT_FILE, SCHEMA_VERSION
+from twinbench.results import NOT_MEASURED, RESULT_FILE, run_key
 
 SOURCE = "twinbench"
 UNKNOWN_MACHINE = "unknown machine"
@@ -52,13 +53,10 @@ def read_record(path: Path) -> dict[str, Any]:
         raise AnalysisError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise AnalysisError(f"{path}: not a result record (a JSON {type(data).__name__})")
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise AnalysisError(
-            f"{path}: unknown schema_version {version!r}; this analysis reads version "
-            f"{SCHEMA_VERSION} (update twinbench to read newer records)"
-        )
-    return data
+    try:  # the record's owner reads every schema version it knows (twinbench/record.py)
+        return ResultRecord.from_json(data).to_json()
+    except UnknownSchemaVersion as exc:
+        raise AnalysisError(f"{path}: {exc}") from None
 
 
 def load_records(paths: list[Path]) -> list[Record]:
@@ -102,11 +100,8 @@ def measured_config(config: Any) -> dict[str, Any]:
 
 
 def derived_run_key(config: Any) -> str:
-    """The run identity for records written before `run_key` existed."""
-    try:
-        from twinbench.results import run_key  # the writer's own definition, where it exists
-    except ImportError:
-        return short_hash(measured_config(config))
+    """The run identity for records written before `run_key` existed: the writer's own
+    definition."""
     return run_key(config if isinstance(config, dict) else {})
 
 
@@ -226,6 +221,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         "started": r.get("started"),
         "finished": r.get("finished"),
         "backend": r.get("backend"),
+        **backends.columns(r.get("backend"), r),
         "model": r.get("model"),
         "device": r.get("device") or "cpu",
         "cpus": r.get("cpus") if isinstance(r.get("cpus"), int) else None,

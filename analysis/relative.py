@@ -3,7 +3,8 @@
 As in the 2017 study: a configuration's time divided by the baseline's time on the same
 workload, and likewise its cost (time x price per second). The baseline is one configuration
 measured for every workload of a source, so all bars of a source share one reference:
-by default the GPU run, else the TensorFlow configuration with the most cores; `--baseline`
+by default the GPU run, else the configuration with the most cores of the 2017 study's backend
+(analysis/legacy.py BACKEND), then of the others in analysis/backends.py order; `--baseline`
 names another (a label such as `torch cpu2`, or filters such as `backend=torch,cpus=2`).
 """
 
@@ -13,7 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis import backends
 from analysis.errors import AnalysisError
+from analysis.legacy import BACKEND as LEGACY_BACKEND
 from analysis.legacy import LABELS as LEGACY_LABELS
 from analysis.pricing import PriceTable
 from twinbench import stats
@@ -87,14 +90,18 @@ def choose(summary: pd.DataFrame, source: str, spec: str | None = None) -> Basel
             f"workload ({per}); choose one with --baseline"
         )
     c = s[s["config_label"].isin(common)].drop_duplicates("config_label")
-    rank = {"tensorflow": 0, "torch": 1}
+    # The 2017 study's backend first, so its relative bars read as they did then.
+    ranked = [LEGACY_BACKEND, *backends.order(c["backend"])]
+    rank = {name: ranked.index(name) for name in ranked}
     gpu = c[c["device"] == "cuda"]
     if len(gpu):
-        gpu = gpu.assign(r=gpu["backend"].map(rank).fillna(2)).sort_values("r", kind="stable")
+        gpu = gpu.assign(r=gpu["backend"].map(rank).fillna(len(ranked))).sort_values(
+            "r", kind="stable"
+        )
         return Baseline(source, gpu["config_label"].iloc[0], "the GPU run")
     # Prefer each backend's out-of-the-box settings over tuned variants as the reference.
     c = c.assign(
-        r=c["backend"].map(rank).fillna(2),
+        r=c["backend"].map(rank).fillna(len(ranked)),
         d=(c["settings_default"] != True).astype(int),  # noqa: E712
         k=pd.to_numeric(c["settings_changes"], errors="coerce").fillna(0),
         n=-pd.to_numeric(c["cpus"], errors="coerce").fillna(0),

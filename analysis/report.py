@@ -21,11 +21,13 @@ import pandas as pd
 from markupsafe import Markup
 
 from analysis import (
+    api_runtime,
     charts,
     effects,
     explain,
     layers,
     machine_peak,
+    pipeline,
     runcharts,
     rundetail,
     scaling_report,
@@ -36,6 +38,7 @@ from analysis.errors import AnalysisError
 from analysis.htmlkit import Col, esc, missing, render, slug, stability_class, table_html
 from analysis.legacy import SOURCE as LEGACY_SOURCE
 from analysis.pipeline import Analysis
+from analysis.table import runs_table
 
 FILES = "report_files"
 LIST_COLUMNS = ("samples", "step_samples")  # per-repeat samples: in runs.csv, not repeated here
@@ -98,7 +101,7 @@ REL_COLS = [
 ]
 
 
-METRIC_TIME_COLUMNS = {"time", "time_ci_low", "time_ci_high", "torch_time", "tensorflow_time",
+METRIC_TIME_COLUMNS = {"time", "time_ci_low", "time_ci_high", "other_time",
                        "reference_time", "variant_time"}  # fmt: skip
 
 
@@ -210,16 +213,18 @@ FW_COLS = [
     Col("machine", "machine"),
     Col("device", "device"),
     Col("cpus", "cores", "g"),
-    Col("torch_settings", "torch settings"),
-    Col("tensorflow_settings", "TensorFlow settings"),
-    Col("n_torch", "torch runs", "g"),
-    Col("n_tensorflow", "TF runs", "g"),
-    Col("torch_time", "torch time (s)", "s"),
-    Col("tensorflow_time", "TF time (s)", "s"),
-    Col("ratio", "torch / TF", "x"),
+    Col("reference", "reference"),
+    Col("other", "other"),
+    Col("reference_settings", "reference settings"),
+    Col("other_settings", "other settings"),
+    Col("n_reference", "reference runs", "g"),
+    Col("n_other", "other runs", "g"),
+    Col("reference_time", "reference time (s)", "s"),
+    Col("other_time", "other time (s)", "s"),
+    Col("ratio", "reference / other", "x"),
     Col("ratio_ci_low", "95% CI low", "x"),
     Col("ratio_ci_high", "95% CI high", "x"),
-    Col("steady_step_ratio", "steady step torch / TF", "x"),
+    Col("steady_step_ratio", "steady step reference / other", "x"),
     Col("verdict", "verdict"),
 ]
 
@@ -235,22 +240,25 @@ def section_framework(page: Page, an: Analysis) -> None:
     fe = an.framework
     if fe.empty:
         page.not_measured.append(
-            ("framework effect", "no workload has both frameworks on the same machine, "
-             "device and core count")
+            ("framework effect", "no workload has the reference backend and another one on "
+             "the same machine, device and core count")
         )  # fmt: skip
         return
-    page.add('<h2 id="framework">Framework effect: torch vs TensorFlow</h2>')
+    ref = esc(fe["reference_label"].iloc[0])
+    others = esc(", ".join(dict.fromkeys(fe["other_label"])))
+    page.add(f'<h2 id="framework">Framework effect: {ref} vs {others}</h2>')
     page.add(
-        f"<p>torch {esc(an.metric_name)} / TensorFlow {esc(an.metric_name)} on the same machine, "
-        "workload, device, cores and threads (below 1: torch is faster). Intervals: percentile "
+        f"<p>The reference backend's ({ref}) {esc(an.metric_name)} / each other backend's, on "
+        "the same machine, workload, device, cores and threads (below 1: the reference is "
+        "faster; <code>--reference</code> chooses another). Intervals: percentile "
         "bootstrap of the ratio of medians over the repeats (twinbench.stats.ratio_ci); none "
-        "with a single run per side. The chart shows each framework's default settings; the "
+        "with a single run per side. The chart shows each backend's default settings; the "
         "table lists every pair of settings variants.</p>"
     )
     page.figure(
         charts.framework_ratios(fe[fe["headline"]]),
         "framework_effect",
-        "torch / TensorFlow time per workload and core count",
+        f"{ref} time / each other backend's time per workload and core count",
     )
     page.add(table_html(fe, _unit(FW_COLS, an), _verdict_class))
     page.csv(fe, "framework_effect")
@@ -273,11 +281,13 @@ GAP_COLS = [
     Col("machine", "machine"),
     Col("reference_cpus", "from cores", "g"),
     Col("cpus", "to cores", "g"),
-    Col("torch_speedup", "torch speed-up", "x"),
-    Col("tensorflow_speedup", "TF speed-up", "x"),
-    Col("torch_efficiency", "torch efficiency", "pct"),
-    Col("tensorflow_efficiency", "TF efficiency", "pct"),
-    Col("speedup_ratio", "torch / TF speed-up", "x"),
+    Col("reference", "reference"),
+    Col("other", "other"),
+    Col("reference_speedup", "reference speed-up", "x"),
+    Col("other_speedup", "other speed-up", "x"),
+    Col("reference_efficiency", "reference efficiency", "pct"),
+    Col("other_efficiency", "other efficiency", "pct"),
+    Col("speedup_ratio", "reference / other speed-up", "x"),
     Col("verdict", "verdict"),
 ]
 
@@ -305,13 +315,17 @@ def section_hardware(page: Page, an: Analysis) -> None:
         )
     page.add(table_html(hw, _unit(HW_COLS, an)))
     page.csv(hw, "hardware_effect")
-    page.add("<h3>Where the two frameworks scale differently</h3>")
+    page.add("<h3>Where the backends scale differently</h3>")
     if an.scaling_gap.empty:
-        page.add("<p>Not measured: needs both frameworks at two or more core counts.</p>")
+        page.add(
+            "<p>Not measured: needs the reference backend and another at two or more core "
+            "counts.</p>"
+        )
     else:
         page.add(
-            "<p>torch speed-up / TensorFlow speed-up over the same core range; above 1 "
-            "torch gains more from the added cores. Called different when the speed-ups "
+            "<p>The reference backend's speed-up / each other backend's over the same core "
+            "range; above 1 the reference gains more from the added cores. Called different "
+            "when the speed-ups "
             f"differ by more than {effects.SCALING_GAP:.0%} or their intervals separate.</p>"
         )
         page.add(table_html(an.scaling_gap, GAP_COLS, _verdict_class))
@@ -533,7 +547,7 @@ def section_parity(page: Page, an: Analysis) -> None:
         page.figure(
             charts.curves(model, per_backend),
             f"curves_{model}",
-            f"{model}: loss and accuracy of both frameworks",
+            f"{model}: loss and accuracy of every backend",
         )
         for backend, history in per_backend.items():
             for metric, values in history.items():
@@ -628,6 +642,7 @@ SECTIONS: list[Callable[[Page, Analysis], None]] = [
     section_relative,
     section_legacy,
     section_framework,
+    api_runtime.section,
     section_hardware,
     scaling_report.section,
     section_software,
@@ -649,6 +664,7 @@ NAV = [  # in page order
     ("relative", "time & cost"),
     ("legacy", "2017"),
     ("framework", "framework"),
+    ("api-runtime", "API vs runtime"),
     ("hardware", "hardware"),
     ("scaling-model", "scaling"),
     ("software", "software"),
@@ -721,9 +737,6 @@ def after_sweep(sweep_dir: Path) -> str:
     Never raises for bad input: the sweep has finished, and its exit status belongs to its
     runs, not to the report.
     """
-    from analysis import pipeline
-    from analysis.table import runs_table
-
     try:
         options = pipeline.Options(inputs=[Path(sweep_dir)], strict_baseline=False)
         path = write(pipeline.analyze(runs_table([Path(sweep_dir)]), options), Path(sweep_dir))

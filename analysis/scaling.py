@@ -39,8 +39,10 @@ import yaml
 from scipy import optimize
 from scipy import stats as sps
 
+from analysis import effects, summary
 from analysis.errors import AnalysisError
 from analysis.pricing import PriceTable
+from analysis.table import runs_table
 from twinbench import REPO_ROOT
 
 CONFIG = REPO_ROOT / "conf" / "scaling" / "default.yaml"
@@ -529,9 +531,6 @@ def validation_markdown(table: pd.DataFrame) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m analysis.scaling <2017 logs>`: the held-out validation as Markdown."""
     import sys
-
-    from analysis import effects, summary
-    from analysis.table import runs_table
 
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:

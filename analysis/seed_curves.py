@@ -21,6 +21,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from analysis import backends, charts
+from analysis.htmlkit import Col, table_html
 from analysis.records import SOURCE
 
 BAND_SDS = 2.0
@@ -87,28 +89,35 @@ def agreement_table(histories: dict[str, dict[str, dict[int, dict[str, list[floa
 def agreement_rows(
     histories: dict[str, dict[str, dict[int, dict[str, list[float]]]]],
 ) -> list[dict[str, Any]]:
-    """One row per model and metric where both frameworks have at least two seeds."""
+    """One row per model, metric and backend pair (the reference, analysis/backends.py, against
+    each other backend) where both have at least two seeds."""
     rows = []
-    for model, per_backend in sorted(histories.items()):
-        if len(per_backend) != 2 or min(len(s) for s in per_backend.values()) < 2:
+    for model, all_backends in sorted(histories.items()):
+        per_backend = {b: s for b, s in all_backends.items() if len(s) >= 2}
+        pairing = backends.reference_and_others(
+            per_backend, backends.choose_reference(per_backend, None) or ""
+        )
+        if pairing is None:
             continue
-        for metric in METRICS:
-            finals = {
-                backend: [
-                    v for h in seeds.values() if (v := _last_value(h.get(metric))) is not None
-                ]
-                for backend, seeds in per_backend.items()
-            }
-            if min(len(v) for v in finals.values()) >= 2:
-                rows.append({"model": model, **agreement(finals, metric)})
+        reference, others = pairing
+        for other in others:
+            for metric in METRICS:
+                finals = {
+                    backend: [
+                        v
+                        for h in per_backend[backend].values()
+                        if (v := _last_value(h.get(metric))) is not None
+                    ]
+                    for backend in (reference, other)
+                }
+                if min(len(v) for v in finals.values()) >= 2:
+                    rows.append({"model": model, **agreement(finals, metric)})
     return rows
 
 
 def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]) -> Figure:
     """Validation loss and accuracy per epoch: each framework's mean over seeds, with the band
     from the lowest to the highest seed (training values where a model does not validate)."""
-    from analysis import charts
-
     fig, axes = charts._figure(10, 3.6, 2)
     for ax, metric in zip(axes, ("loss", "accuracy"), strict=True):
         for backend, seeds in sorted(per_backend.items()):
@@ -122,7 +131,7 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
             values = np.array([s[:length] for s in series], dtype=float)
             kept = ~np.isnan(values).any(0)
             values, epochs = values[:, kept], np.arange(1, length + 1)[kept]
-            colour = charts.LINE_COLOURS.get(backend)
+            colour = backends.colour(backend, per_backend)
             ax.plot(
                 epochs, values.mean(0), color=colour, label=f"{backend} {key}, {len(series)} seeds"
             )
@@ -136,7 +145,6 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
 
 def section(page, runs: pd.DataFrame) -> None:
     """The report's seed-band figures and agreement table (analysis/report.py, equivalence)."""
-    from analysis.htmlkit import Col, prose, table_html
 
     histories = seed_histories(runs)
     banded = {m: b for m, b in histories.items() if max(len(s) for s in b.values()) >= 2}
@@ -147,7 +155,7 @@ def section(page, runs: pd.DataFrame) -> None:
         page.figure(
             figure(model, per_backend),
             f"seed_curves_{model}",
-            f"{model}: mean and seed band of both frameworks",
+            f"{model}: mean and seed band of every backend",
         )
     table = agreement_table(banded)
     if not table.empty:

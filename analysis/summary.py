@@ -25,6 +25,9 @@ METRICS = {
 GROUP = ["source", "workload", "config_label"]
 FIRST = [
     *CONFIG_KEYS,
+    "api",
+    "runtime",
+    "backend_label",
     "model",
     "threads_intra_actual",
     "threads_inter_actual",

@@ -1,6 +1,6 @@
 """The tidy runs table: one row per measured run, from twinbench records and from 2017 logs.
 
-Also the small API the sweep callback uses (load_results, failures, comparison_table).
+Also the small API the sweep callback (analysis/sweep_end.py) uses: load_results, failures.
 """
 
 from __future__ import annotations
@@ -198,17 +198,3 @@ def load_results(paths: list[Path]) -> list[tuple[Path, dict[str, Any]]]:
 
 def failures(found: list[tuple[Path, dict[str, Any]]]) -> list[tuple[Path, dict[str, Any]]]:
     return [(p, r) for p, r in found if r.get("status") != "ok"]
-
-
-def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:
-    """The compact terminal comparison of the given records (see analysis.terminal)."""
-    from analysis import pipeline, terminal
-
-    if not found:
-        return "no runs to compare"
-    runs = frame([records.to_row(records.Record(p, r)) for p, r in found])
-    try:
-        an = pipeline.analyze(runs, pipeline.Options(strict_baseline=False))
-    except AnalysisError as exc:
-        return f"no comparison: {exc}"
-    return terminal.render(an, with_failures=False)  # the sweep callback lists them itself

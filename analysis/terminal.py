@@ -95,13 +95,14 @@ def _steady_framework(an: Analysis) -> pd.DataFrame:
     if ok.empty or column not in ok or ok[column].isna().all():
         return pd.DataFrame()
     configs = summary.configs(an.runs, "steady_step", an.options.unstable_width)
-    return effects.framework(configs, an.options.unstable_width)
+    return effects.framework(configs, an.options.unstable_width, an.reference or "")
 
 
 def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]:
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
+    reference = str(fe["reference"].iloc[0]) if len(fe) else ""
     rows = []
     for _, r in fe.iterrows():
         ci = (
@@ -115,8 +116,9 @@ def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]
                 str(r["workload"]),
                 str(r["machine"]),
                 where,
-                _fmt(r["torch_time"], unit),
-                _fmt(r["tensorflow_time"], unit),
+                str(r["other"]),
+                _fmt(r["reference_time"], unit),
+                _fmt(r["other_time"], unit),
                 _fmt(r["ratio"], "x"),
                 ci,
                 str(r["verdict"]),
@@ -126,13 +128,17 @@ def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]
         "workload",
         "machine",
         "cores",
-        f"torch {unit}",
-        f"tensorflow {unit}",
+        "vs",
+        f"{reference} {unit}",
+        f"other {unit}",
         "ratio",
         "95% CI",
         "",
     ]
-    title = f"framework effect: torch / TensorFlow {metric_name} (below 1: torch faster)"
+    title = (
+        f"framework effect: {reference} / each other backend's {metric_name} "
+        f"(below 1: {reference} faster)"
+    )
     return [title, *_grid(header, rows), ""]
 
 
@@ -149,10 +155,10 @@ def failure_lines(an: Analysis) -> list[str]:
 def render(an: Analysis, with_failures: bool = True) -> str:
     """The summary; `with_failures=False` where the caller lists failures itself."""
     # The verdict leads: which framework is faster, and why where the metrics disagree.
-    lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width)
+    lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width, an.reference)
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
     lines += speed_of_light.lines(an.runs)
-    lines += layers.lines(an.runs)
+    lines += layers.lines(an.runs, an.reference)
     lines += failure_lines(an) if with_failures else []
     if an.baseline_error:
         lines.append(f"no relative table: {an.baseline_error}")

@@ -1,4 +1,5 @@
-"""The verdict: one line per workload and core count saying which framework is faster, by how
+"""The verdict: one line per workload, core count and backend pair (the reference backend against
+each other one, analysis/backends.py) saying which is faster, by how
 much, with its interval and metric; and, where the training-time and steady-state verdicts
 point different ways, which part of the time budget (twinbench.budget) makes them disagree.
 
@@ -15,10 +16,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import effects, summary
+from analysis import backends, effects, summary
 from twinbench import budget, stats
 
-NAMES = {"torch": "torch", "tensorflow": "TensorFlow"}
 # What a budget part's excess says about a framework, when it alone flips the verdict.
 CAUSES = {
     "first_step": "a start-up effect (tracing or compilation), not throughput",
@@ -39,9 +39,14 @@ class Verdict:
     disagreement: str | None = None  # why training time and steady state disagree
 
 
-def _faster(ratio: float) -> tuple[str, float]:
-    """The faster framework and its speed-up factor from a torch / TensorFlow time ratio."""
-    return ("torch", 1 / ratio) if ratio < 1 else ("tensorflow", ratio)
+def _faster(row: pd.Series, ratio: float) -> tuple[str, float]:
+    """The faster backend and its speed-up factor from a reference / other time ratio."""
+    return (row["reference"], 1 / ratio) if ratio < 1 else (row["other"], ratio)
+
+
+def _names(row: pd.Series) -> dict[str, str]:
+    """How the verdict names the row's two backends: their labels."""
+    return {row["reference"]: row["reference_label"], row["other"]: row["other_label"]}
 
 
 def _interval(row: pd.Series, prefix: str) -> str:
@@ -49,15 +54,18 @@ def _interval(row: pd.Series, prefix: str) -> str:
     if math.isnan(lo):
         return "single runs: no interval"
     note = ", includes 1: no clear difference" if lo <= 1 <= hi else ""
-    return f"95% CI of torch/TensorFlow [{lo:.2f}, {hi:.2f}]{note}"
+    names = _names(row)
+    pair = f"{names[row['reference']]}/{names[row['other']]}"
+    return f"95% CI of {pair} [{lo:.2f}, {hi:.2f}]{note}"
 
 
 def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
     ratio = row[prefix]
     if math.isnan(ratio):
         return f"no {metric} to compare"
-    side, factor = _faster(ratio)
-    return f"{NAMES[side]} faster by {factor:.2f}x on {metric} ({_interval(row, prefix)})"
+    side, factor = _faster(row, ratio)
+    name = _names(row)[side]
+    return f"{name} faster by {factor:.2f}x on {metric} ({_interval(row, prefix)})"
 
 
 def _budget(configs: pd.DataFrame, label: str, workload: str) -> dict[str, float] | None:
@@ -71,9 +79,13 @@ def _budget(configs: pd.DataFrame, label: str, workload: str) -> dict[str, float
     return {k: float(v) for k, v in parts.items()}
 
 
-def explain(slow: str, parts: dict[str, dict[str, float] | None]) -> str:
+def explain(
+    slow: str, parts: dict[str, dict[str, float] | None], names: dict[str, str] | None = None
+) -> str:
     """Why `slow` (slower in training time, faster in steady state) loses on training time:
-    the budget part where it spends the most beyond the other framework."""
+    the budget part where it spends the most beyond the other backend (`names`: how to call
+    each backend; its key where absent)."""
+    names = names or {}
     fast = next(b for b in parts if b != slow)
     mine, other = parts[slow], parts[fast]
     if mine is None or other is None:
@@ -88,8 +100,8 @@ def explain(slow: str, parts: dict[str, dict[str, float] | None]) -> str:
     other_share = other[cause] / sum(other.values()) if sum(other.values()) > 0 else math.nan
     label = budget.LABELS[cause].split(" (")[0]
     return (
-        f"{NAMES[slow]}'s {label} is {share:.0%} of its training time "
-        f"({NAMES[fast]}'s: {other_share:.0%}): {CAUSES[cause]}"
+        f"{names.get(slow, slow)}'s {label} is {share:.0%} of its training time "
+        f"({names.get(fast, fast)}'s: {other_share:.0%}): {CAUSES[cause]}"
     )
 
 
@@ -100,14 +112,20 @@ def _capped(runs: pd.DataFrame, workload: str) -> list[int]:
 
 
 def verdicts(
-    runs: pd.DataFrame, metric: str = "train_time", width: float = stats.UNSTABLE_REL_WIDTH
+    runs: pd.DataFrame,
+    metric: str = "train_time",
+    width: float = stats.UNSTABLE_REL_WIDTH,
+    reference: str | None = None,
 ) -> list[Verdict]:
-    """One verdict per workload x machine x device/cores, for the default settings of each."""
+    """One verdict per workload x machine x device/cores x other backend, for the default
+    settings of each (`reference`: the backend the others are compared with; None: the
+    default of analysis/backends.py)."""
     ok = runs[runs["status"] == "ok"]
     if ok.empty:
         return []
     train_cfg = summary.configs(runs, "train_time", width)
-    fe = effects.framework(train_cfg, width)
+    chosen = backends.choose_reference(runs["backend"], reference)
+    fe = effects.framework(train_cfg, width, chosen or "")
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
@@ -130,14 +148,14 @@ def verdicts(
         disagreement = None
         r, s = row["ratio"], row["steady_step_ratio"]
         if not (math.isnan(r) or math.isnan(s)) and (r < 1) != (s < 1):
-            slow = _faster(s)[0]  # faster per steady step, yet slower in training time
+            slow = _faster(row, s)[0]  # faster per steady step, yet slower in training time
             parts = {
-                "torch": _budget(train_cfg, row["torch_config"], workload),
-                "tensorflow": _budget(train_cfg, row["tensorflow_config"], workload),
+                row[side]: _budget(train_cfg, row[f"{side}_config"], workload)
+                for side in ("reference", "other")
             }
             disagreement = (
                 f"{workload} {where}: training time and steady state disagree: "
-                f"{explain(slow, parts)}"
+                f"{explain(slow, parts, _names(row))}"
             )
         out.append(
             Verdict(
@@ -153,13 +171,16 @@ def verdicts(
 
 
 def lines(
-    runs: pd.DataFrame, metric: str = "train_time", width: float = stats.UNSTABLE_REL_WIDTH
+    runs: pd.DataFrame,
+    metric: str = "train_time",
+    width: float = stats.UNSTABLE_REL_WIDTH,
+    reference: str | None = None,
 ) -> list[str]:
     """The verdict for the terminal: a title, then one line per workload (and its explanation)."""
-    found = verdicts(runs, metric, width)
+    found = verdicts(runs, metric, width, reference)
     if not found:
         return []
-    out = ["verdict (default settings of each framework):"]
+    out = ["verdict (default settings of each backend):"]
     for v in found:
         out.append(f"  {v.line}")
         if v.disagreement:

@@ -46,7 +46,8 @@ def test_framework_ratio_per_core_count(tmp_path):
     fe = analyze(tmp_path).framework
     assert row(fe, cpus=1)["ratio"] == 3.0 / 6.0
     assert row(fe, cpus=2)["ratio"] == 1.5 / 4.0
-    assert row(fe, cpus=1)["torch_time"] == 3.0 and row(fe, cpus=1)["tensorflow_time"] == 6.0
+    assert row(fe, cpus=1)["reference"] == "torch" and row(fe, cpus=1)["other"] == "tensorflow"
+    assert row(fe, cpus=1)["reference_time"] == 3.0 and row(fe, cpus=1)["other_time"] == 6.0
     # One run per side: a ratio, but no interval and a verdict that says so.
     assert math.isnan(row(fe, cpus=1)["ratio_ci_low"])
     assert row(fe, cpus=1)["verdict"] == "torch faster (single runs: no interval)"
@@ -76,7 +77,7 @@ def test_repeats_give_medians_and_the_stats_modules_intervals(tmp_path):
     an = analyze(tmp_path)
     fe = row(an.framework, cpus=1)
     assert fe["ratio"] == 0.5  # median 3.0 / median 6.0
-    assert fe["n_torch"] == 3 and fe["n_tensorflow"] == 3
+    assert fe["n_reference"] == 3 and fe["n_other"] == 3
     # The interval is twinbench.stats' bootstrap over the per-run totals (not per epoch).
     _, lo, hi = stats.ratio_ci([3.0, 3.25, 2.75], [6.0, 6.5, 5.5])
     assert (fe["ratio_ci_low"], fe["ratio_ci_high"]) == (lo, hi)

@@ -10,6 +10,7 @@ import pytest
 
 from analysis.__main__ import main
 from twinbench import REPO_ROOT
+from twinbench.record import SCHEMA_VERSION
 
 from . import test_analysis_fakes as fakes
 
@@ -46,13 +47,13 @@ def test_a_missing_path(tmp_path, capsys):
 def test_an_unknown_schema_version_names_the_file(tmp_path, capsys):
     fakes.write(tmp_path, "ok", fakes.record("torch", 1, [1.0]))
     newer = fakes.record("tensorflow", 1, [1.0])
-    newer["schema_version"] = 2
+    newer["schema_version"] = SCHEMA_VERSION + 1
     path = fakes.write(tmp_path, "newer", newer)
     line = one_line_error(capsys, [str(tmp_path)])
-    assert f"{path}: unknown schema_version 2" in line
+    assert f"{path}: unknown schema_version {SCHEMA_VERSION + 1}" in line
     # collect refuses the same way
     line = one_line_error(capsys, ["collect", str(tmp_path), "--out", str(tmp_path / "t")])
-    assert f"{path}: unknown schema_version 2" in line
+    assert f"{path}: unknown schema_version {SCHEMA_VERSION + 1}" in line
 
 
 def test_a_record_without_schema_version_is_unknown_too(tmp_path, capsys):

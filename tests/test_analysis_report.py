@@ -14,7 +14,8 @@ import pytest
 
 from analysis import report
 from analysis.__main__ import main
-from analysis.table import comparison_table, load_results
+from analysis.sweep_end import comparison_table
+from analysis.table import load_results
 
 from . import test_analysis_fakes as fakes
 
@@ -127,7 +128,7 @@ def test_the_report_shows_what_each_section_found(full_report):
     assert run["median_step_ms"].tolist() == pytest.approx([4.12, 4.12])
     assert inside.loc[inside["workload"] == "cnn", "median_step_ms"].isna().all()  # no steps
     assert "time_to_target_s" not in inside  # no target configured
-    assert "framework effect: torch / TensorFlow training time" in printed
+    assert "framework effect: torch / each other backend's training time" in printed
     assert "1 of 21 runs failed" in printed  # 16 + 1 settings variant + 1 failed + 3 from 2017
 
 
@@ -142,7 +143,7 @@ def test_the_sweep_end_hook_writes_the_report_or_says_why_not(tmp_path, capsys):
 def test_the_sweep_callback_prints_the_table_and_the_report(tmp_path, capsys):
     from omegaconf import OmegaConf
 
-    from twinbench.callbacks import SweepSummary
+    from analysis.sweep_end import SweepSummary
 
     fakes.sweep(tmp_path, {("torch", 1): [[1.0], [1.5]], ("tensorflow", 1): [[2.0], [2.5]]})
     SweepSummary().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}))

@@ -61,7 +61,7 @@ def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_wor
 
 def test_the_parent_process_never_imports_a_framework():
     code = (
-        "import sys; sys.argv=['run.py']; import run, twinbench.launch, twinbench.callbacks, "
+        "import sys; sys.argv=['run.py']; import run, twinbench.launch, analysis.sweep_end, "
         "analysis.table, frameworks, models, benchdata; "
         "from twinbench import cli; cli.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
         "import models.mlp; "

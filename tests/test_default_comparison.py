@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from omegaconf import OmegaConf
 
+from analysis.sweep_end import sweep_size
 from twinbench import CONF_DIR
-from twinbench.callbacks import sweep_size
 
 
 def test_the_default_comparison_sweeps_both_frameworks_at_one_and_all_cores_and_certifies():

@@ -64,8 +64,8 @@ def test_frameworks_are_compared_only_within_a_machine(folders, tmp_path):
     fe = an.framework[an.framework["headline"]]
     assert len(fe) == 6  # one torch/TF pair per machine and core count
     for _, row in fe.iterrows():
-        assert row["torch_config"].endswith(f"@ {row['machine']}")
-        assert row["tensorflow_config"].endswith(f"@ {row['machine']}")
+        assert row["reference_config"].endswith(f"@ {row['machine']}")
+        assert row["other_config"].endswith(f"@ {row['machine']}")
     ratios = fe.groupby("machine")["ratio"].agg(["min", "max"])
     assert ratios.loc[A, "max"] < 1 < ratios.loc[B, "min"]  # torch faster on A, slower on B
     html = report.write(an, tmp_path / "report").read_text()

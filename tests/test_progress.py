@@ -11,9 +11,9 @@ import sys
 import threading
 import time
 
+from analysis.sweep_end import sweep_size
 from frameworks.timing import RunClock
 from twinbench import progress
-from twinbench.callbacks import sweep_size
 
 
 class FakeClock:
@@ -240,7 +240,7 @@ def test_the_worker_lines_reach_run_log_through_logging(tmp_path):
 def test_before_each_job_a_sweep_says_which_job_and_how_long_is_left(caplog, monkeypatch):
     from omegaconf import OmegaConf
 
-    from twinbench import callbacks
+    from analysis import sweep_end as callbacks
 
     caplog.set_level(logging.INFO)
     now = [1000.0]

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from twinbench.results import STABLE_KEYS
+from frameworks import registry
+from twinbench.results import SCHEMA_VERSION, STABLE_KEYS
 
 from .conftest import needs_two_cores, read_result, run_cli
 
@@ -52,7 +53,13 @@ def test_result_file_schema(backend, tmp_path):
     r = read_result(tmp_path)
     for key in STABLE_KEYS:
         assert key in r, key
-    assert r["schema_version"] == 1 and r["status"] == "ok"
+    assert r["schema_version"] == SCHEMA_VERSION and r["status"] == "ok"
+    spec = registry.spec(backend)  # the backend's API and runtime travel with the record
+    assert (r["backend_api"], r["backend_runtime"], r["backend_label"]) == (
+        spec.api,
+        spec.runtime,
+        spec.label,
+    )
     assert (r["backend"], r["model"], r["device"], r["params"]) == (backend, "mlp", "cpu", 669_706)
     assert r["framework"]["framework"] == backend and r["framework"]["version"]
     assert len(r["epoch_times_s"]) == len(r["train_times_s"]) == len(r["samples_per_s"]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from analysis import pipeline, report, terminal, verdict
 from analysis.table import runs_table
+from frameworks import registry
 
 from .test_analysis_fakes import record, write
 
@@ -32,18 +33,23 @@ def _pair(root, *, tf_first: float, max_steps: int | None = 20):
     return runs_table([root])
 
 
+# The verdict names each backend by its registry label.
+TF, TORCH = registry.spec("tensorflow").label, registry.spec("torch").label
+
+
 def test_a_capped_run_whose_verdicts_disagree_gets_the_explanation_line(tmp_path):
     runs = _pair(tmp_path, tf_first=2.0)
     (v,) = verdict.verdicts(runs)
     # Capped: the steady-state step time leads (TensorFlow 10/8 = 1.25x faster per step) ...
     assert v.metric == "steady-state step time"
-    assert v.line.startswith("mlp cpu2: TensorFlow faster by 1.25x on steady-state step time")
-    assert "torch faster" in v.line and "max_steps=20" in v.line
+    assert v.line.startswith(f"mlp cpu2: {TF} faster by 1.25x on steady-state step time")
+    assert f"{TORCH} faster" in v.line and "max_steps=20" in v.line
     # ... and TensorFlow's 2 s first step makes torch win on training time: said, with the cause.
     share = 2.0 / (2.0 + 0.0625 + 18 * 0.008 + 0.125)
+    torch_share = 0.25 / (0.25 + 0.0625 + 0.18 + 0.125)
     assert v.disagreement == (
-        "mlp cpu2: training time and steady state disagree: TensorFlow's first step is "
-        f"{share:.0%} of its training time (torch's: {0.25 / (0.25 + 0.0625 + 0.18 + 0.125):.0%})"
+        f"mlp cpu2: training time and steady state disagree: {TF}'s first step is "
+        f"{share:.0%} of its training time ({TORCH}'s: {torch_share:.0%})"
         ": a start-up effect (tracing or compilation), not throughput"
     )
 
@@ -53,7 +59,7 @@ def test_agreeing_verdicts_get_no_explanation_and_full_runs_lead_with_training_t
     (v,) = verdict.verdicts(runs)
     assert v.disagreement is None
     assert v.metric == "training time"
-    assert v.line.startswith("mlp cpu2: TensorFlow faster by")
+    assert v.line.startswith(f"mlp cpu2: {TF} faster by")
     assert "the 2017 figure leads" in v.line
 
 

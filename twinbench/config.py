@@ -9,18 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twinbench import CONF_DIR, cpu
+from twinbench import CONF_DIR, cpu, schema
+from twinbench.conf_choices import DEVICES, ConfigError, group_choices
 
-DEVICES = ("cpu", "cuda")
-
-
-class ConfigError(ValueError):
-    """Bad user input: reported as one line, before any framework loads."""
-
-
-def group_choices(group: str) -> list[str]:
-    """Options of a config group: the yaml files in conf/<group>/."""
-    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+# Re-exported: where callers have imported them from.
+__all__ = ["CONF_DIR", "DEVICES", "ConfigError", "group_choices"]
 
 
 @dataclass(frozen=True)
@@ -65,8 +58,6 @@ def _positive_int(name: str, value: Any) -> int:
 
 def build_spec(config: dict[str, Any]) -> RunSpec:
     """Validate a resolved config (plain dict) and fill the defaults that depend on the machine."""
-    from twinbench import schema
-
     schema.check_rules(config)
     backend = config["backend"]["name"]
     model = config["model"]["name"]

@@ -1,5 +1,6 @@
-"""Learning curves that agree: train one workload over several seeds in both frameworks and test
-whether their final loss and accuracy come from the same distribution.
+"""Learning curves that agree: train one workload over several seeds in every backend (or those
+--backends names) and test whether their final loss and accuracy come from the same distribution
+(the reference backend against each other one, analysis/backends.py).
 
     python -m twinbench.curves mlp --seeds 3                 # full epochs, seeds 0..2
     python -m twinbench.curves mlp --seeds 2 --epochs 2 --max-steps 50 --out /tmp/curves
@@ -20,10 +21,11 @@ import sys
 from pathlib import Path
 
 from analysis import seed_curves
+from frameworks import registry
 from twinbench import REPO_ROOT, results
 from twinbench.config import group_choices
 
-BACKENDS = ("torch", "tensorflow")
+BACKENDS = tuple(registry.names())  # every backend, unless --backends names fewer
 DEFAULT_OUT = REPO_ROOT / "results" / "curves"
 
 
@@ -51,7 +53,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, help="cap steps per epoch (a shortened check)")
     parser.add_argument("--cpus", type=int, help="cores per run (default: all allowed)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--backends",
+        default=",".join(BACKENDS),
+        help=f"comma-separated backends to train (default: all, {','.join(BACKENDS)})",
+    )
     args = parser.parse_args(argv)
+    chosen = [b for b in args.backends.split(",") if b]
+    unknown = [b for b in chosen if b not in BACKENDS]
+    if unknown or len(chosen) < 2:
+        parser.error(
+            f"--backends needs two or more of {', '.join(BACKENDS)} (got {args.backends!r})"
+        )
     if args.seeds < 2:
         parser.error("--seeds must be at least 2: agreement is judged against the seed spread")
     extra = ["measure.peak_probe=false"]
@@ -60,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     extra += [f"cpus={args.cpus}"] if args.cpus else []
     histories: dict[str, dict[int, dict[str, list[float]]]] = {}
     for seed in range(args.seeds):
-        for backend in BACKENDS:
+        for backend in chosen:
             record = train(args.out, args.model, backend, seed, extra)
             if record.get("status") != "ok":
                 folder = run_dir(args.out, args.model, backend, seed)

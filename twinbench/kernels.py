@@ -100,7 +100,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
     from frameworks.settings import settings_of
     from frameworks.timing import RunClock
     from twinbench.config import spec_from_file
-    from twinbench.worker import SPEC_FILE, apply_cpu_budget
+    from twinbench.pinning import SPEC_FILE, apply_cpu_budget
 
     spec = spec_from_file(run_dir / SPEC_FILE)
     apply_cpu_budget(spec)

@@ -33,7 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-LIBRARIES = ("numpy", "torch", "tensorflow")
+from frameworks import probes
+
+# The neutral BLAS and every runtime the registry names (frameworks/probes): not a fixed pair.
+LIBRARIES = probes.libraries()
 CACHE_VERSION = 1
 # fp32 FLOPs per cycle per core: 2 FMA units x lanes x 2 (multiply and add).
 FLOPS_PER_CYCLE = (("avx512f", 2 * 16 * 2), ("fma", 2 * 8 * 2), ("avx", 8 + 8), ("sse2", 4 + 4))
@@ -43,32 +46,9 @@ FLOPS_PER_CYCLE = (("avx512f", 2 * 16 * 2), ("fma", 2 * 8 * 2), ("avx", 8 + 8), 
 
 
 def _gemm(library: str, size: int) -> tuple[Callable[[], Any], str]:
-    """A callable doing one float32 size x size GEMM to completion, and the kernel it uses."""
-    if library == "numpy":
-        import numpy as np
-        from threadpoolctl import threadpool_info
-
-        rng = np.random.default_rng(0)
-        a, b = (rng.standard_normal((size, size), dtype=np.float32) for _ in range(2))
-        blas = [p["internal_api"] for p in threadpool_info() if p["user_api"] == "blas"]
-        return (lambda: a @ b), f"numpy ({'/'.join(blas) or 'BLAS'})"
-    if library == "torch":
-        import torch
-
-        a, b = (torch.randn(size, size) for _ in range(2))
-        kernel = "MKL sgemm" if torch.backends.mkl.is_available() else "BLAS sgemm"
-        return (lambda: torch.mm(a, b)), f"torch ({kernel})"
-    if library == "tensorflow":
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import tensorflow as tf
-
-        a, b = (tf.random.normal((size, size)) for _ in range(2))
-        onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") != "0"
-        # Eager CPU ops return when done; .numpy() of one element makes sure of it.
-        return (lambda: tf.linalg.matmul(a, b)[0, 0].numpy()), (
-            f"tensorflow ({'oneDNN' if onednn else 'Eigen'} MatMul)"
-        )
-    raise ValueError(f"no GEMM probe for {library!r}")
+    """A callable doing one float32 size x size GEMM to completion, and the kernel it uses
+    (the library's own code is in frameworks/probes/<library>.py)."""
+    return probes.gemm(library, size)
 
 
 def median_rate(

@@ -1,7 +1,8 @@
 """result.json: the record of one run. Written atomically, read by analysis/ as plain data.
 
-Top-level keys that tools rely on are listed in STABLE_KEYS and must not be renamed; the full
-schema is documented in the README ("Result schema").
+The record's fields, its schema version and history live in twinbench/record.py (ResultRecord);
+this module writes and reads files. Top-level keys that tools rely on are listed in STABLE_KEYS
+and must not be renamed; the full schema is documented in the README ("Result schema").
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from frameworks import registry
 from twinbench import environment
+from twinbench.record import SCHEMA_VERSION, ResultRecord
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION", "ResultRecord"]  # re-exported: where readers have looked them up
 RESULT_FILE = "result.json"
 STABLE_KEYS = (
     "status",
@@ -103,32 +106,44 @@ def read(path: Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
+def backend_identity(name: Any) -> dict[str, str]:
+    """The backend's model API, runtime and label as the record carries them (schema 2), so the
+    analysis never needs this checkout's registry to tell an API from a runtime; empty for a
+    name the registry does not know (a failed run may have been given one)."""
+    try:
+        spec = registry.spec(name)
+    except (ValueError, TypeError):
+        return {}
+    return {"backend_api": spec.api, "backend_runtime": spec.runtime, "backend_label": spec.label}
+
+
 def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str, Any]:
-    """A result for a run that did not produce measurements; keeps the stable keys present."""
-    record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "failed",
-        "error": error,
-        "run_key": config.get("run_key"),
-        "repeat": config.get("repeat", 0),
-        "pair_id": config.get("pair_id"),
-        "backend": config.get("backend", {}).get("name"),
-        "model": config.get("model", {}).get("name"),
-        "params": None,
-        "cpus": config.get("cpus"),
-        "threads_requested": {
+    """A result for a run that did not produce measurements; keeps the stable keys present.
+    `extra`: more fields (error_kind, traceback, stderr_tail, ...), declared or not."""
+    backend = config.get("backend", {}).get("name")
+    return ResultRecord.of(
+        status="failed",
+        error=error,
+        run_key=config.get("run_key"),
+        repeat=config.get("repeat", 0),
+        pair_id=config.get("pair_id"),
+        backend=backend,
+        **backend_identity(backend),
+        model=config.get("model", {}).get("name"),
+        params=None,
+        cpus=config.get("cpus"),
+        threads_requested={
             "intra_op": config.get("threads"),
             "inter_op": config.get("interop_threads"),
         },
-        "threads_actual": None,
-        "device": config.get("device"),
-        "epoch_times_s": [],
+        threads_actual=None,
+        device=config.get("device"),
+        epoch_times_s=[],
         # The machine, so a failure is reported beside the runs of the same hardware.
-        "environment": environment.describe(),
-        "config": _json_safe(config),  # a refused nan must not make the record unwritable
-    }
-    record.update(extra)
-    return record
+        environment=environment.describe(),
+        config=_json_safe(config),  # a refused nan must not make the record unwritable
+        **extra,
+    ).to_json()
 
 
 def _json_safe(value: Any) -> Any:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from twinbench.config import DEVICES, ConfigError, group_choices
+from twinbench.conf_choices import DEVICES, ConfigError, group_choices
 
 GROUPS = ("backend", "model", "data", "opt")
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from frameworks import probes
 from twinbench import peak
 from twinbench.flops import Product
 
@@ -115,62 +116,9 @@ def unique_kernels(uses: Sequence[Use]) -> list[Kernel]:
 
 
 def _op(library: str, kernel: Kernel) -> Callable[[], Any] | None:
-    """A callable running `kernel` once to completion in `library`, or None if it has none."""
-    if kernel.op == "gemm":
-        m, k, n = kernel.shape
-    else:
-        b, oh, ow, ci, co, k = kernel.shape
-        ih, iw = oh + k - 1, ow + k - 1
-    if library == "numpy":
-        if kernel.op != "gemm":
-            return None  # numpy has no convolution kernel of its own
-        import numpy as np
-
-        rng = np.random.default_rng(0)
-        x, y = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
-        return lambda: x @ y
-    if library == "torch":
-        import torch
-
-        if kernel.op == "gemm":
-            x, y = torch.randn(m, k), torch.randn(k, n)
-            return lambda: torch.mm(x, y)
-        x, w, gy = torch.randn(b, ci, ih, iw), torch.randn(co, ci, k, k), torch.randn(b, co, oh, ow)
-        if kernel.op == "conv2d":
-            return lambda: torch.nn.functional.conv2d(x, w)
-        # autograd's own backward of a convolution; the mask picks the input or weight gradient
-        mask = [kernel.op == "conv2d_input_grad", kernel.op == "conv2d_weight_grad", False]
-        return lambda: torch.ops.aten.convolution_backward(
-            gy, x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, mask
-        )
-    if library == "tensorflow":
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import tensorflow as tf
-
-        def done(t):  # eager CPU ops return when done; one element read back makes sure
-            return t[(0,) * len(t.shape)].numpy()
-
-        if kernel.op == "gemm":
-            x, y = tf.random.normal((m, k)), tf.random.normal((k, n))
-            return lambda: done(tf.linalg.matmul(x, y))
-        x, w = tf.random.normal((b, ih, iw, ci)), tf.random.normal((k, k, ci, co))
-        gy, one = tf.random.normal((b, oh, ow, co)), [1, 1, 1, 1]
-        if kernel.op == "conv2d":
-            return lambda: done(tf.nn.conv2d(x, w, 1, "VALID"))
-        if kernel.op == "conv2d_input_grad":
-            sizes = tf.constant([b, ih, iw, ci])
-            return lambda: done(
-                tf.raw_ops.Conv2DBackpropInput(
-                    input_sizes=sizes, filter=w, out_backprop=gy, strides=one, padding="VALID"
-                )
-            )
-        sizes = tf.constant([k, k, ci, co])
-        return lambda: done(
-            tf.raw_ops.Conv2DBackpropFilter(
-                input=x, filter_sizes=sizes, out_backprop=gy, strides=one, padding="VALID"
-            )
-        )
-    raise ValueError(f"no speed-of-light probe for {library!r}")
+    """A callable running `kernel` once to completion in `library`, or None if it has none
+    (the library's own code is in frameworks/probes/<library>.py)."""
+    return probes.kernel_op(library, kernel.op, tuple(kernel.shape))
 
 
 def probe(

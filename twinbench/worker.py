@@ -20,29 +20,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, environment, kernels, parity, progress, resources, results
+from twinbench import environment, kernels, parity, progress, resources, results
 from twinbench import peak as peak_module
 from twinbench import speed_of_light as sol_module
 from twinbench.config import RunSpec, spec_from_file
+from twinbench.pinning import SPEC_FILE, apply_cpu_budget  # step 1, shared with the kernel probe
+from twinbench.record import ResultRecord
 
-SPEC_FILE = "spec.json"
 STEPS_FILE = "steps.json"
 T_WORKER_NS = time.perf_counter_ns()  # as early as this process can read the clock
 
 
 class NonFiniteLoss(FloatingPointError):
     pass
-
-
-def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
-    """Step 1: affinity and thread variables, before any framework import."""
-    from frameworks import settings
-
-    affinity = cpu.pin(spec.cores)
-    env = cpu.thread_environment(spec.threads, spec.interop_threads)
-    env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
-    os.environ.update(env)
-    return {"affinity": affinity, "thread_env": env}
 
 
 def _on_epoch(spec: RunSpec, clock):
@@ -107,6 +97,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
 
     # Data first: numpy only, and a missing or corrupt file fails before the framework loads.
     label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
+    # The library whose kernels run this backend: its GEMM and speed of light are the ones
+    # probed under that library's name (frameworks/probes).
+    runtime = results.backend_identity(spec.backend).get("backend_runtime", spec.backend)
     progress.status(f"[{label}] data: {spec.model_cfg['dataset']} ({spec.data['source']})...")
     download.transfer_progress = progress.transfer_sender(label)  # drawn by the parent
     t_data = time.perf_counter_ns()
@@ -230,70 +223,69 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
             "fraction_of_peak": achieved / peak if peak else None,
         }
         if machine:  # this framework's own GEMM beside the machine's best: the kernel library
-            flops_record.update(peak_module.framework_ceiling(machine, spec.backend, achieved))
+            flops_record.update(peak_module.framework_ceiling(machine, runtime, achieved))
 
     samples_per_epoch = min(n_train, plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
-    return {
-        "schema_version": results.SCHEMA_VERSION,
-        "status": "ok",
-        "run_key": spec.config.get("run_key"),
-        "repeat": spec.config.get("repeat", 0),
-        "repeats": "auto" if spec.auto_repeats else spec.repeats,
-        "pair_id": spec.config.get("pair_id"),  # the runs it was interleaved with (launch.py)
-        "backend": spec.backend,
-        "model": spec.model,
-        "params": params,
-        "expected_params": mc.get("expected_params"),
-        "cpus": spec.cpus,
-        "threads_requested": {"intra_op": spec.threads, "inter_op": spec.interop_threads},
-        "threads_actual": {"intra_op": threads.intra_op, "inter_op": threads.inter_op},
-        "native_thread_pools": threads.native_pools,
-        "affinity": budget["affinity"],
-        "thread_env": budget["thread_env"],
-        "device": spec.device,
-        "settings": settings_in_effect,
-        "framework": backend.describe(),
-        "data": {
+    identity = results.backend_identity(spec.backend)
+    return ResultRecord(
+        status="ok",
+        run_key=spec.config.get("run_key"),
+        repeat=spec.config.get("repeat", 0),
+        repeats="auto" if spec.auto_repeats else spec.repeats,
+        pair_id=spec.config.get("pair_id"),  # the runs it was interleaved with (launch.py)
+        backend=spec.backend,
+        **identity,
+        model=spec.model,
+        params=params,
+        expected_params=mc.get("expected_params"),
+        cpus=spec.cpus,
+        threads_requested={"intra_op": spec.threads, "inter_op": spec.interop_threads},
+        threads_actual={"intra_op": threads.intra_op, "inter_op": threads.inter_op},
+        native_thread_pools=threads.native_pools,
+        affinity=budget["affinity"],
+        thread_env=budget["thread_env"],
+        device=spec.device,
+        settings=settings_in_effect,
+        framework=backend.describe(),
+        data={
             "dataset": data.name,
             **data.info,
             "n_train": n_train,
             "n_test": len(data.x_test),
         },
-        "epochs": spec.epochs,
-        "batch_size": bs,
-        "steps_per_epoch": plan.steps_per_epoch,
-        "epoch_times_s": clock.epoch_times_s(),
-        "train_times_s": train_times,
-        "samples_per_s": [samples_per_epoch / t for t in train_times],
-        "timing": timing,
-        "budget": budget_record(clock, spec, timing),
-        "steps_file": STEPS_FILE,
-        "startup": startup,
-        "flops": flops_record,
-        "machine_peak": machine,
+        epochs=spec.epochs,
+        batch_size=bs,
+        steps_per_epoch=plan.steps_per_epoch,
+        epoch_times_s=clock.epoch_times_s(),
+        train_times_s=train_times,
+        samples_per_s=[samples_per_epoch / t for t in train_times],
+        timing=timing,
+        budget=budget_record(clock, spec, timing),
+        steps_file=STEPS_FILE,
+        startup=startup,
+        flops=flops_record,
+        machine_peak=machine,
         # The model's own products timed alone (best kernel each), outside the timed steps.
-        "speed_of_light": (
-            sol_module.against(sol, spec.backend, timing["steady_step_s"]["median"])
-            if sol
-            else None
+        speed_of_light=(
+            sol_module.against(sol, runtime, timing["steady_step_s"]["median"]) if sol else None
         ),
-        "profile": profile,
+        profile=profile,
         # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
-        "kernels": kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
-        "resources": used,
-        "history": {
+        kernels=kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None,
+        resources=used,
+        history={
             "loss": history.loss,
             "accuracy": history.accuracy,
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        "parity": parity.status(spec.model),
-        "environment": environment.describe(),
-        "started": started,
-        "finished": environment.now_iso(),
-        "config": spec.config,
-    }
+        parity=parity.status(spec.model),
+        environment=environment.describe(),
+        started=started,
+        finished=environment.now_iso(),
+        config=spec.config,
+    ).to_json()
 
 
 def machine_peak_record(

@@ -1,4 +1,9 @@
-"""Hydra callbacks: what happens once a whole sweep has ended."""
+"""The sweep's Hydra callback (conf/config.yaml `hydra.callbacks`): where a sweep stands before
+each job, and at its end the side-by-side comparison, the report and the failures.
+
+It lives with the analysis it runs (it was twinbench/callbacks.py, which imported analysis while
+analysis imported twinbench: an import cycle hidden behind lazy imports).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +13,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
+
+from analysis import pipeline, terminal
+from analysis import records as records_module
+from analysis.errors import AnalysisError
+from analysis.report import after_sweep
+from analysis.table import failures, frame, load_results
+from twinbench import parity, planner, progress, slurm
 
 
 def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
     """Jobs in a basic sweep: the product of each swept key's values (None if unknown)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     given = {o.split("=", 1)[0].lstrip("+~"): o for o in task_overrides if "=" in o}
     for key, values in sweeper_params.items():
         given.setdefault(key, f"{key}={values}")
@@ -46,8 +58,6 @@ class SweepSummary(Callback):
         self.failed_jobs = 0  # as the jobs returned them, where they ran in this process
 
     def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
-        from hydra.core.utils import JobStatus
-
         if job_return.status != JobStatus.COMPLETED or job_return.return_value != "ok":
             self.failed_jobs += 1
 
@@ -62,8 +72,6 @@ class SweepSummary(Callback):
             given = [o for o in config.hydra.overrides.task if o.split("=")[0] == "repeats"]
             swept = "repeats" in params or any(not o[len("repeats=") :].isdigit() for o in given)
             self.jobs = self.jobs * repeats if isinstance(repeats, int) and not swept else None
-        from twinbench import planner, slurm
-
         for line in (slurm.prepare(config), planner.announce(config)):
             if line:
                 print(line, flush=True)
@@ -71,8 +79,6 @@ class SweepSummary(Callback):
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
         if self.started_s is None or "num" not in config.hydra.job:
             return  # a single run, or a launcher that runs jobs in other processes
-        from twinbench import progress
-
         state = progress.SweepState(
             int(config.hydra.job.num) + 1,
             self.jobs,
@@ -83,8 +89,6 @@ class SweepSummary(Callback):
         progress.emit(progress.sweep_line(state, time.time()), logging.getLogger("twinbench.sweep"))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        from twinbench import progress
-
         progress.current_sweep = None
         try:
             failed = self._summarize(Path(config.hydra.sweep.dir), config)
@@ -101,9 +105,6 @@ class SweepSummary(Callback):
 
     @staticmethod
     def _summarize(sweep_dir: Path, config: DictConfig) -> bool:
-        from analysis.report import after_sweep
-        from analysis.table import comparison_table, failures, load_results
-
         records = load_results([sweep_dir])
         if config.get("certify"):
             certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
@@ -127,16 +128,26 @@ def certify_missing(models: list[str]) -> None:
     Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
     never competes with a timing; a current certificate, pass or fail, is kept as it is.
     """
-    from twinbench import parity, progress
-
     for model in models:
         if parity.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
         progress.emit(
-            f"parity: certifying {model} in both frameworks (about a minute)...",
+            f"parity: certifying {model} on every backend (a minute or more)...",
             logging.getLogger("twinbench.sweep"),
         )
         report = parity.check(model)
         path = parity.write_certificate(report)
         verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
         print(f"parity: {model} {verdict} -> {path}", flush=True)
+
+
+def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:
+    """The compact terminal comparison of the given records (see analysis.terminal)."""
+    if not found:
+        return "no runs to compare"
+    runs = frame([records_module.to_row(records_module.Record(p, r)) for p, r in found])
+    try:
+        an = pipeline.analyze(runs, pipeline.Options(strict_baseline=False))
+    except AnalysisError as exc:
+        return f"no comparison: {exc}"
+    return terminal.render(an, with_failures=False)  # the sweep callback lists them itself
