@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis import backends
+from analysis.errors import AnalysisError
+from analysis.records import find_result_files, read_record
 from twinbench import stats
 
 
@@ -105,7 +108,9 @@ def series_of(pair_id: str) -> str:
 
 
 def compare(
-    records: Iterable[dict[str, Any]], reference: str = "torch", metric: str = "steady_step_s"
+    records: Iterable[dict[str, Any]],
+    reference: str = backends.DEFAULT_REFERENCE,
+    metric: str = "steady_step_s",
 ) -> list[PairedComparison]:
     """One comparison per series and framework other than `reference` present in it."""
     if metric not in METRICS:
@@ -188,12 +193,10 @@ def table(comparisons: list[PairedComparison]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from analysis.errors import AnalysisError
-    from analysis.records import find_result_files, read_record
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("paths", nargs="+", type=Path)
-    p.add_argument("--reference", default="torch")
+    p.add_argument("--reference", default=backends.DEFAULT_REFERENCE)
     p.add_argument("--metric", choices=list(METRICS), default="steady_step_s")
     p.add_argument("--json", action="store_true", help="print the comparisons as JSON")
     args = p.parse_args(argv)

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from analysis import backends, charts
-from analysis.htmlkit import Col, table_html
+from analysis.htmlkit import Col, prose, table_html
 from analysis.records import SOURCE
 
 BAND_SDS = 2.0

@@ -13,7 +13,7 @@ import pytest
 
 from benchdata import download
 from benchdata.download import FileStore, RemoteFile
-from twinbench import progress
+from twinbench import live, progress
 
 from .fileserver import FileServer
 
@@ -104,6 +104,6 @@ def test_the_parent_draws_a_workers_download_in_megabytes(monkeypatch):
     sample = {"label": "torch mlp cpus=1", "download": "mnist.npz", "done": 5_000_000,
               "total": 10_000_000, "elapsed_s": 3.0}  # fmt: skip
     tty = Tty()
-    progress.Relay(out=tty).run([progress.SAMPLE_MARK + json.dumps(sample) + "\n"])
+    live.Relay(out=tty).run([progress.SAMPLE_MARK + json.dumps(sample) + "\n"])
     drawn = tty.getvalue()
     assert "[torch mlp cpus=1] downloading mnist.npz" in drawn and "5.0/10.0 MB" in drawn

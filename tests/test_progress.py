@@ -13,7 +13,7 @@ import time
 
 from analysis.sweep_end import sweep_size
 from frameworks.timing import RunClock
-from twinbench import progress
+from twinbench import live, progress
 
 
 class FakeClock:
@@ -73,7 +73,7 @@ def test_on_a_terminal_rich_draws_the_epoch_bar_and_erases_it_for_an_ordinary_li
     monkeypatch.setenv("COLUMNS", "160")  # rich cuts descriptions to fit a narrow terminal
     caplog.set_level(logging.INFO)
     tty = Tty()
-    relay = progress.Relay(out=tty)
+    relay = live.Relay(out=tty)
     relay.line(progress.STATUS_MARK + "[torch mlp cpus=1] data: mnist (synthetic)...\n")
     relay.line(sample_line(25))
     drawn = tty.getvalue()
@@ -86,13 +86,13 @@ def test_on_a_terminal_rich_draws_the_epoch_bar_and_erases_it_for_an_ordinary_li
     assert caplog.messages == ["  [torch mlp cpus=1] epoch 1/2 done"]
 
     quiet = Tty()
-    progress.Relay(out=quiet, quiet=True).run([progress.STATUS_MARK + "hidden\n", sample_line(5)])
+    live.Relay(out=quiet, quiet=True).run([progress.STATUS_MARK + "hidden\n", sample_line(5)])
     assert quiet.getvalue() == ""
 
 
 def test_in_a_log_phases_are_logged_and_epoch_samples_thinned(caplog):
     caplog.set_level(logging.INFO)
-    piped = progress.Relay(out=io.StringIO())
+    piped = live.Relay(out=io.StringIO())
     piped.run(
         [progress.STATUS_MARK + "importing torch...\n", sample_line(1), sample_line(2),
          progress.STATUS_MARK + "validating...\n", "epoch\n"]
@@ -229,7 +229,7 @@ def test_the_worker_lines_reach_run_log_through_logging(tmp_path):
     old_level = root.level
     root.setLevel(logging.INFO)
     try:
-        progress.Relay(out=io.StringIO()).run(["  [torch mlp cpus=1] epoch 1/2 ...\n"])
+        live.Relay(out=io.StringIO()).run(["  [torch mlp cpus=1] epoch 1/2 ...\n"])
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
@@ -266,8 +266,8 @@ def test_on_a_terminal_a_phase_is_drawn_and_still_reaches_run_log(tmp_path):
     root.setLevel(logging.INFO)
     try:
         tty = Tty()
-        progress.Relay(out=tty).run([progress.STATUS_MARK + "importing torch...\n", sample_line(3)])
-        progress.Relay(out=Tty(), quiet=True).run([progress.STATUS_MARK + "quiet phase\n"])
+        live.Relay(out=tty).run([progress.STATUS_MARK + "importing torch...\n", sample_line(3)])
+        live.Relay(out=Tty(), quiet=True).run([progress.STATUS_MARK + "quiet phase\n"])
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
@@ -332,7 +332,7 @@ def test_a_phase_after_an_epoch_shows_no_stale_count():
 
 def test_a_malformed_sample_is_passed_on_as_a_line_and_the_relay_goes_on(caplog):
     caplog.set_level(logging.INFO)
-    progress.Relay(out=io.StringIO()).run(
+    live.Relay(out=io.StringIO()).run(
         [progress.SAMPLE_MARK + "{not json\n", progress.SAMPLE_MARK + "{}\n", "after\n"]
     )
     assert caplog.messages == [

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, WORK_ROOT, adaptive, lifeline, progress, results, slurm
+from twinbench import REPO_ROOT, WORK_ROOT, adaptive, lifeline, live, results, slurm
 from twinbench.config import ConfigError, RunSpec, build_spec
 
 SPEC_FILE = "spec.json"
@@ -108,7 +108,7 @@ def start_worker(
     run_dir: Path, time_limit_s: float | None = None, quiet: bool = False
 ) -> tuple[int, list[str]]:
     """Run the worker; its stdout (progress) goes to logging and the terminal through
-    progress.Relay, its stderr to worker.log.
+    live.Relay, its stderr to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
     Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
@@ -142,7 +142,7 @@ def start_worker(
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
         relay = threading.Thread(
-            target=progress.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
+            target=live.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
         )
         relay.start()
         try:

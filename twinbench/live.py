@@ -9,9 +9,13 @@ them, and the next sample draws them anew. `table_text` renders the summary tabl
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import shutil
+import sys
 import time
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from rich import box
@@ -28,6 +32,7 @@ from rich.progress import (
 from rich.table import Column, Table
 from rich.text import Text
 
+from twinbench import progress
 from twinbench.progress import SweepState, duration, when
 
 LOG_WIDTH = 160  # columns of a table written to a log or pipe: wide enough not to fold a value
@@ -138,3 +143,67 @@ def table_text(rows: list[tuple[str, str]], tty: bool, indent: str = "  ") -> st
     Console(file=buffer, width=width - len(indent), color_system=None, markup=False).print(table)
     lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
     return "\n".join(indent + line for line in lines if line.strip())
+
+
+class Relay:
+    """Parent side: the worker's stdout lines to logging; status lines and epoch samples drawn
+    by rich on a terminal, logged plainly (samples thinned) elsewhere."""
+
+    def __init__(self, out: TextIO | None = None, quiet: bool = False):
+        self.out = out or sys.stdout
+        self.quiet = quiet
+        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
+        self._view: Any = None  # LiveView while something is drawn
+        self._last_sample_s = -float("inf")
+
+    def _clear(self) -> None:
+        if self._view is not None:
+            view, self._view = self._view, None
+            with contextlib.suppress(Exception):  # as in _show: the relay must go on
+                view.close()
+
+    def _show(self, text: str, sample: dict[str, Any] | None) -> None:
+        if sample is None and (self.quiet or self.tty):
+            progress.emit_to_files(
+                text
+            )  # not a console line, but a phase of the run belongs in run.log
+        if self.quiet:
+            return
+        if self.tty:
+            try:
+                if self._view is None:
+                    self._view = LiveView(self.out, progress.current_sweep)
+                self._view.show(text, sample, progress.current_sweep)
+                return
+            except Exception:  # a drawing problem must not stop the relay (the pipe would fill)
+                self._view, self.tty = None, False  # plain lines from here on
+        if sample is None:
+            progress.emit(text)  # a phase of the run: always worth a line
+        elif time.monotonic() - self._last_sample_s >= progress.STATUS_EVERY_S:
+            self._last_sample_s = time.monotonic()
+            progress.emit(text)
+
+    def line(self, raw: str) -> None:
+        text = raw.rstrip("\n")
+        if text.startswith(progress.SAMPLE_MARK):
+            try:
+                sample = json.loads(text[len(progress.SAMPLE_MARK) :])
+                shown = progress.describe(sample)
+            except (ValueError, KeyError, TypeError, ZeroDivisionError):
+                # Never let a bad line stop the relay: the worker would block on a full pipe.
+                self._clear()
+                progress.emit(text)
+                return
+            self._show(shown, sample)
+        elif text.startswith(progress.STATUS_MARK):
+            self._show(text[len(progress.STATUS_MARK) :], None)
+        else:
+            self._clear()
+            progress.emit(text)
+
+    def run(self, lines: Iterable[str]) -> None:
+        try:
+            for raw in lines:
+                self.line(raw)
+        finally:
+            self._clear()

@@ -16,13 +16,12 @@ terminal. run.log gets the ordinary lines and the status lines either way.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -164,70 +163,6 @@ def sweep_line(state: SweepState, now_s: float) -> str:
     if done and state.jobs:
         timing += f", about {duration(elapsed / done * (state.jobs - done))} left"
     return f"{head}  ({timing})"
-
-
-class Relay:
-    """Parent side: the worker's stdout lines to logging; status lines and epoch samples drawn
-    by rich on a terminal, logged plainly (samples thinned) elsewhere."""
-
-    def __init__(self, out: TextIO | None = None, quiet: bool = False):
-        self.out = out or sys.stdout
-        self.quiet = quiet
-        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
-        self._view: Any = None  # twinbench.live.LiveView while something is drawn
-        self._last_sample_s = -float("inf")
-
-    def _clear(self) -> None:
-        if self._view is not None:
-            view, self._view = self._view, None
-            with contextlib.suppress(Exception):  # as in _show: the relay must go on
-                view.close()
-
-    def _show(self, text: str, sample: dict[str, Any] | None) -> None:
-        if sample is None and (self.quiet or self.tty):
-            emit_to_files(text)  # not a console line, but a phase of the run belongs in run.log
-        if self.quiet:
-            return
-        if self.tty:
-            try:
-                if self._view is None:
-                    from twinbench.live import LiveView
-
-                    self._view = LiveView(self.out, current_sweep)
-                self._view.show(text, sample, current_sweep)
-                return
-            except Exception:  # a drawing problem must not stop the relay (the pipe would fill)
-                self._view, self.tty = None, False  # plain lines from here on
-        if sample is None:
-            emit(text)  # a phase of the run: always worth a line
-        elif time.monotonic() - self._last_sample_s >= STATUS_EVERY_S:
-            self._last_sample_s = time.monotonic()
-            emit(text)
-
-    def line(self, raw: str) -> None:
-        text = raw.rstrip("\n")
-        if text.startswith(SAMPLE_MARK):
-            try:
-                sample = json.loads(text[len(SAMPLE_MARK) :])
-                shown = describe(sample)
-            except (ValueError, KeyError, TypeError, ZeroDivisionError):
-                # Never let a bad line stop the relay: the worker would block on a full pipe.
-                self._clear()
-                emit(text)
-                return
-            self._show(shown, sample)
-        elif text.startswith(STATUS_MARK):
-            self._show(text[len(STATUS_MARK) :], None)
-        else:
-            self._clear()
-            emit(text)
-
-    def run(self, lines: Iterable[str]) -> None:
-        try:
-            for raw in lines:
-                self.line(raw)
-        finally:
-            self._clear()
 
 
 def emit(text: str, logger: logging.Logger = log) -> None:

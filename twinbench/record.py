@@ -27,7 +27,7 @@ SCHEMA_HISTORY: dict[int, str] = {
     "API's and the runtime's effect from the record alone. Version-1 records lack them: "
     "analysis/backends.py `identity` falls back to the registry, then to the backend's name. "
     "Also (tolerated when absent): pair_id, the interleaved round a run belongs to, and "
-    "repeats may be \"auto\".",
+    'repeats may be "auto".',
 }
 
 
