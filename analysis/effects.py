@@ -4,7 +4,9 @@
   device, cores, threads (analysis/backends.py: which backends, and the reference);
 - hardware: speed-up and parallel efficiency against cores, per framework and settings;
 - software: a setting variant's time / the default variant's, all else equal.
-Ratios of medians with percentile-bootstrap intervals over the repeats (twinbench.stats).
+Ratios of medians with percentile-bootstrap intervals over the repeats (twinbench.stats); a
+framework ratio whose runs were interleaved (an interleaved sweep's pair_id) is instead the
+median of the pairs' ratios with its exact order-statistic interval (analysis/paired.py's rule).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ INT_COLUMNS = (
     "n_ok",
     "n_reference",
     "n_other",
+    "ratio_pairs",
+    "steady_step_ratio_pairs",
 )
 
 
@@ -54,6 +58,32 @@ def _ratio(a: list[float], b: list[float]) -> tuple[float, float, float]:
         return (math.nan, math.nan, math.nan)
     ratio, lo, hi = stats.ratio_ci(a, b)
     return ratio, (math.nan if lo is None else lo), (math.nan if hi is None else hi)
+
+
+def _paired(
+    a: list[float], a_ids: list[str | None], b: list[float], b_ids: list[str | None]
+) -> tuple[float, float, float, int] | None:
+    """Median of the ratios of runs measured back to back (one pair_id), with the exact
+    order-statistic interval; None below two pairs, where independent repeats decide instead."""
+    b_by_pair = {p: v for p, v in zip(b_ids, b, strict=True) if p is not None}
+    matched = [(v, b_by_pair[p]) for p, v in zip(a_ids, a, strict=True) if p in b_by_pair]
+    if len(matched) < 2:
+        return None
+    s = stats.paired_ratio([m[0] for m in matched], [m[1] for m in matched])
+    return s.median, s.ci_low, s.ci_high, len(matched)
+
+
+def _ratio_of(a: pd.Series, b: pd.Series, kind: str) -> tuple[float, float, float, int]:
+    """reference / other for samples `kind` ("" or "step_"): paired where the runs were
+    interleaved (the machine's drift cancels within a pair), else a ratio of medians over
+    independent repeats. The last item is the number of pairs (0: not paired)."""
+    samples = "samples" if kind == "" else "step_samples"
+    ids = "sample_pairs" if kind == "" else "step_pairs"
+    if ids in a and ids in b and isinstance(a[ids], list) and isinstance(b[ids], list):
+        paired = _paired(a[samples], a[ids], b[samples], b[ids])
+        if paired is not None:
+            return paired
+    return (*_ratio(a[samples], b[samples]), 0)
 
 
 def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -> str:
@@ -128,8 +158,8 @@ def _label(row: pd.Series) -> str:
 
 def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
     """One reference configuration `a` against one other `b`: times and their ratio a / b."""
-    ratio, lo, hi = _ratio(a["samples"], b["samples"])
-    step, step_lo, step_hi = _ratio(a["step_samples"], b["step_samples"])
+    ratio, lo, hi, pairs = _ratio_of(a, b, "")
+    step, step_lo, step_hi, step_pairs = _ratio_of(a, b, "step_")
     return {
         "reference": a["backend"],
         "other": b["backend"],
@@ -146,9 +176,11 @@ def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
         "ratio": ratio,
         "ratio_ci_low": lo,
         "ratio_ci_high": hi,
+        "ratio_pairs": pairs,  # interleaved pairs behind the ratio; 0: independent repeats
         "steady_step_ratio": step,
         "steady_step_ratio_ci_low": step_lo,
         "steady_step_ratio_ci_high": step_hi,
+        "steady_step_ratio_pairs": step_pairs,
         "verdict": _verdict(ratio, lo, hi, width, a["backend"], b["backend"]),
     }
 

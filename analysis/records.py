@@ -243,6 +243,9 @@ def to_row(rec: Record) -> dict[str, Any]:
         "steps_per_epoch": r.get("steps_per_epoch"),
         "max_steps": config.get("max_steps"),
         "seed": config.get("seed"),
+        # The interleaved round it ran in (twinbench/interleave.py): runs of two backends with
+        # one pair_id were measured back to back, so their ratio is a paired one.
+        "pair_id": r.get("pair_id"),
         "settings": canonical(settings),
         "settings_label": _settings_label(r, settings),
         # How many settings differ from the preset: with no default run in a cell, the variant

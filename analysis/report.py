@@ -224,6 +224,7 @@ FW_COLS = [
     Col("ratio", "reference / other", "x"),
     Col("ratio_ci_low", "95% CI low", "x"),
     Col("ratio_ci_high", "95% CI high", "x"),
+    Col("ratio_pairs", "interleaved pairs (0: ratio of medians)", "g"),
     Col("steady_step_ratio", "steady step reference / other", "x"),
     Col("verdict", "verdict"),
 ]

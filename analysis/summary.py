@@ -92,6 +92,12 @@ def _flags(
     return "; ".join(flags)
 
 
+def _pair_ids(ok: pd.DataFrame, values: pd.Series) -> list[str | None]:
+    """The pair_id of every run whose value is a sample, in the samples' order."""
+    ids = ok["pair_id"] if "pair_id" in ok else pd.Series(None, index=ok.index, dtype=object)
+    return [p if isinstance(p, str) else None for p in ids[values.notna()]]
+
+
 def configs(
     runs: pd.DataFrame, metric: str = "train_time", unstable_width: float = stats.UNSTABLE_REL_WIDTH
 ) -> pd.DataFrame:
@@ -100,7 +106,8 @@ def configs(
     rows: list[dict[str, Any]] = []
     for key, group in runs.groupby(GROUP, dropna=False, sort=False):
         ok = group[group["status"] == "ok"]
-        samples = [float(v) for v in pd.to_numeric(ok[column], errors="coerce").dropna()]
+        values = pd.to_numeric(ok[column], errors="coerce")
+        samples = [float(v) for v in values.dropna()]
         s = stats.summarize(samples, unstable_rel_width=unstable_width) if samples else None
         modes = stats.modes(samples)
         first = ok.iloc[0] if len(ok) else group.iloc[0]  # a failed record knows less
@@ -124,6 +131,10 @@ def configs(
             multimodal=bool(modes["multimodal"]),
             flags=_flags(ok, len(group) - len(ok), s, unstable_width, modes),
             step_samples=[float(v) for v in ok["steady_step_s"].dropna()],
+            # Each sample's interleaved round (None where the sweep did not pair it), so the
+            # framework effect can take paired ratios (analysis/effects.py).
+            sample_pairs=_pair_ids(ok, values),
+            step_pairs=_pair_ids(ok, ok["steady_step_s"]),
         )
         row.update({f"median_{c}": _median(ok.get(c, pd.Series(dtype=float))) for c in MEDIANS})
         for c in (c for c in runs.columns if c.startswith(("startup_", "budget_"))):

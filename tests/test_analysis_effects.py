@@ -5,6 +5,7 @@ Every expected number is worked out by hand from the epoch times written here.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -289,3 +290,34 @@ def test_runs_in_two_groups_are_flagged_with_both_groups_named(tmp_path):
     assert tf["multimodal"] and "two modes across runs" in tf["flags"]
     assert "5 near 1.76" in tf["flags"] and "5 near 2.31" in tf["flags"]
     assert not pt["multimodal"] and "two modes" not in pt["flags"]
+
+
+def test_interleaved_runs_give_a_paired_framework_ratio_with_its_exact_interval(tmp_path):
+    # Six rounds in which the machine drifts (every round slower than the last) but torch is
+    # always exactly half of TensorFlow's time within a round: the paired ratio is 0.5 with a
+    # zero-width interval, where a ratio of medians over the rounds would spread.
+    for i in range(6):
+        slow = 1.0 + 0.3 * i
+        for backend, t in (("torch", 1.0 * slow), ("tensorflow", 2.0 * slow)):
+            rec = fakes.record(backend, 1, [t, t], repeat=i, repeats=6)
+            rec["pair_id"] = f"series-r{i}"
+            fakes.write(tmp_path, f"mlp_{backend}_cpu1/repeat-{i}", rec)
+    fe = row(analyze(tmp_path).framework, cpus=1)
+    assert fe["ratio_pairs"] == 6
+    assert (fe["ratio"], fe["ratio_ci_low"], fe["ratio_ci_high"]) == (0.5, 0.5, 0.5)
+    assert fe["verdict"] == "torch faster"
+
+
+def test_without_pair_ids_or_with_unmatched_rounds_the_ratio_is_of_independent_repeats(tmp_path):
+    times = {
+        ("torch", 1): [[1.0, 2.0], [1.25, 2.0], [0.75, 2.0]],
+        ("tensorflow", 1): [[2.0, 4.0], [2.5, 4.0], [1.5, 4.0]],
+    }
+    paths = fakes.sweep(tmp_path, times)
+    for n, path in enumerate(paths):  # every run in a round of its own: nothing pairs up
+        rec = json.loads(path.read_text())
+        rec["pair_id"] = f"series-r{n}"
+        path.write_text(json.dumps(rec))
+    fe = row(analyze(tmp_path).framework, cpus=1)
+    assert fe["ratio_pairs"] == 0
+    assert fe["ratio"] == 0.5  # median 3.0 / median 6.0, as without pair ids
