@@ -44,7 +44,7 @@ def profile_torch(backend, model, model_cfg, data, plan, steps: int, warmup: int
     from torch.profiler import ProfilerActivity, profile, record_function
 
     layers = models.get(model_cfg["name"]).LAYERS
-    step, objective = backend.make_step(model, model_cfg)
+    step, objective = backend.tensor_step(model, model_cfg)
     groups, current, handles, open_ranges = {}, None, [], []
     for name, child in model.named_children():
         current = name if name in layers else current
@@ -180,6 +180,11 @@ PROFILERS = {"torch": profile_torch, "tensorflow": profile_tensorflow}
 
 def profile(backend, model, model_cfg, data, plan, steps: int, warmup: int) -> dict[str, Any]:
     """The per-layer profile of `steps` steps after `warmup` unprofiled ones."""
+    if backend.name not in PROFILERS:
+        raise NotImplementedError(
+            f"profile=true: no per-layer profiler for backend {backend.name} "
+            f"(profilers here: {', '.join(PROFILERS)})"
+        )
     result = PROFILERS[backend.name](backend, model, model_cfg, data, plan, steps, warmup)
     ops_total = sum(result["ops_ms"].values())
     result["ops_total_ms"] = ops_total

@@ -55,14 +55,18 @@ def test_default_preset_is_each_frameworks_out_of_the_box_behaviour(compose):
         "steps_per_execution": 1,
         "flush_denormal": True,
     }
-    assert settings.environment(tf_cfg) == {}  # nothing set: TensorFlow decides
+    # Only Keras' runtime choice: oneDNN unset, TensorFlow decides.
+    assert settings.environment(tf_cfg) == {"KERAS_BACKEND": "tensorflow"}
 
 
 def test_tuned_preset_and_single_overrides_compose(compose):
     tuned = compose("opt=tuned", "backend=torch")["backend"]
     assert tuned["fused_optimizer"] == "auto" and tuned["compile"] is False
     one = compose("backend=tensorflow", "backend.onednn=false")["backend"]
-    assert settings.environment(one) == {"TF_ENABLE_ONEDNN_OPTS": "0"}
+    assert settings.environment(one) == {
+        "KERAS_BACKEND": "tensorflow",
+        "TF_ENABLE_ONEDNN_OPTS": "0",
+    }
     for option in ("default", "tuned"):
         for backend in ("torch", "tensorflow"):
             build_spec(compose(f"opt={option}", f"backend={backend}", "model=fasttext"))

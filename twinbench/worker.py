@@ -40,6 +40,7 @@ def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
     affinity = cpu.pin(spec.cores)
     env = cpu.thread_environment(spec.threads, spec.interop_threads)
     env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
+    env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
     os.environ.update(env)
     return {"affinity": affinity, "thread_env": env}
 
@@ -243,6 +244,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
         "cpus": spec.cpus,
         "threads_requested": {"intra_op": spec.threads, "inter_op": spec.interop_threads},
         "threads_actual": {"intra_op": threads.intra_op, "inter_op": threads.inter_op},
+        "threads_verified_by": threads.verified_by,
         "native_thread_pools": threads.native_pools,
         "affinity": budget["affinity"],
         "thread_env": budget["thread_env"],
