@@ -285,7 +285,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        "parity": parity.status(spec.model),
+        "parity": parity.status(spec.model, backend=spec.backend),
         "environment": environment.describe(),
         "started": started,
         "finished": environment.now_iso(),
