@@ -48,7 +48,7 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
 def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     import torch
 
-    from frameworks.torch_backend import Objective, make_optimizer
+    from frameworks.torch_native.backend import Objective, make_optimizer
 
     torch.set_num_threads(cpus)
     torch.set_num_interop_threads(cpus)
@@ -76,8 +76,8 @@ def _keras(backend, module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     import keras
 
     from frameworks import get_backend
-    from frameworks.keras_backend import KERAS_LOSS
-    from frameworks.keras_optimizers import make_optimizer
+    from frameworks.keras.common import KERAS_LOSS
+    from frameworks.keras.optimizers import make_optimizer
 
     get_backend(backend).configure_threads(cpus, cpus)  # the runtime's own thread control
     keras.utils.set_random_seed(0)

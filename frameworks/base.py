@@ -113,7 +113,8 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def export_weights(self, model: Any, model_name: str) -> dict[str, np.ndarray]:
-        """Canonical weights: '<layer>/<weight>' in Keras' layout (frameworks/weight_layout.py)."""
+        """Canonical weights: '<layer>/<weight>' in Keras' layout
+        (frameworks/torch_native/weight_layout.py maps them to torch's)."""
 
     @abc.abstractmethod
     def import_weights(

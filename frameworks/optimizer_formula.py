@@ -26,7 +26,7 @@ FORMULAS = ("2017", "builtin")
 DEFAULT = "2017"
 # optimizer -> the model API whose built-in differs from the 2017 formula (and so gets a
 # replacement there); both APIs agree on the others. Keras' optimizers are one code on every
-# Keras runtime (frameworks/keras_optimizers.py).
+# Keras runtime (frameworks/keras/optimizers.py).
 DIFFERS_IN = {"rmsprop": "keras", "adam": "torch"}
 
 

@@ -34,9 +34,9 @@ def no_thread_variables(threads: int, interop_threads: int) -> dict[str, str]:
 
 def xla_thread_variables(threads: int, interop_threads: int) -> dict[str, str]:
     """XLA on CPU has no API for its thread count: its PJRT client sizes the intra-op (Eigen)
-    pool from PJRT_NPROC, read when the client starts, else from the schedulable cores. One thread
-    also turns off Eigen's multi-threaded kernels. keras_jax_backend counts the pool's threads
-    after the first computation."""
+    pool from PJRT_NPROC, read when the client starts, else from the schedulable cores. One
+    thread also turns off Eigen's multi-threaded kernels. frameworks/keras/on_jax.py counts the
+    pool's threads after the first computation."""
     env = {"PJRT_NPROC": str(threads)}
     if threads == 1:
         env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false"
@@ -81,7 +81,7 @@ BACKENDS: dict[str, BackendSpec] = {
             name="torch",
             api="torch",
             runtime="torch",
-            adapter="frameworks.torch_backend:TorchBackend",
+            adapter="frameworks.torch_native.backend:TorchBackend",
             label="PyTorch",
             settings={
                 "compile": ((False, True), "torch.compile the model for training (Inductor)"),
@@ -102,7 +102,7 @@ BACKENDS: dict[str, BackendSpec] = {
             name="tensorflow",
             api="keras",
             runtime="tensorflow",
-            adapter="frameworks.tensorflow_backend:TensorFlowBackend",
+            adapter="frameworks.keras.on_tensorflow:TensorFlowBackend",
             label="Keras on TensorFlow",
             settings={
                 "onednn": (
@@ -130,7 +130,7 @@ BACKENDS: dict[str, BackendSpec] = {
             name="keras_torch",
             api="keras",
             runtime="torch",
-            adapter="frameworks.keras_torch_backend:KerasTorchBackend",
+            adapter="frameworks.keras.on_torch:KerasTorchBackend",
             label="Keras on PyTorch",
             settings=KERAS_SETTINGS,
             environment={"KERAS_BACKEND": "torch"},
@@ -140,7 +140,7 @@ BACKENDS: dict[str, BackendSpec] = {
             name="keras_jax",
             api="keras",
             runtime="jax",
-            adapter="frameworks.keras_jax_backend:KerasJaxBackend",
+            adapter="frameworks.keras.on_jax:KerasJaxBackend",
             label="Keras on JAX",
             settings=KERAS_SETTINGS,
             environment={"KERAS_BACKEND": "jax"},

@@ -7,7 +7,8 @@ registered one (frameworks/registry.py), each backend in its own process.
 The reference is REFERENCE, Keras on TensorFlow: its weights are the canonical layout as they
 are (no conversion can hide an error there), and it is the Keras the 2017 scripts ran.
 1. The reference builds the model (seeded) and exports canonical weights; every other backend
-   imports them (a torch model through frameworks/weight_layout.py, a Keras one as they are).
+   imports them (a torch model through frameworks/torch_native/weight_layout.py, a Keras one as
+   they are).
 2. Forward parity: both predict the same probe batch in inference mode (float32).
 3. Training parity: from the same weights, dropout off, both take the same STEPS optimizer steps
    on the same batches with the configured hyperparameters (epsilon included) and the configured
@@ -71,11 +72,11 @@ MOVING_VARIANCE = "/moving_variance"
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into the two halves' training math.
 CERTIFIED_CODE = (
-    "frameworks/keras_optimizers.py",
-    "frameworks/keras_backend.py",
-    "frameworks/torch_optimizers.py",
+    "frameworks/keras/optimizers.py",
+    "frameworks/keras/common.py",
+    "frameworks/torch_native/optimizers.py",
     "frameworks/optimizer_formula.py",
-    "frameworks/weight_layout.py",
+    "frameworks/torch_native/weight_layout.py",
     "models/torch_layers.py",
     "models/torch_init.py",
 )
@@ -178,9 +179,8 @@ def stage(framework: str, model_name: str, workdir: Path, reference: str = REFER
     """
     import os
 
-    from twinbench import cpu
-
     from frameworks import settings
+    from twinbench import cpu
 
     os.environ.update(cpu.thread_environment(1, 1))  # one thread: deterministic reductions
     os.environ.update(settings.thread_environment(framework, 1, 1))  # XLA's, before import

@@ -1,6 +1,6 @@
 """TensorFlow (Keras 3) adapter: thread control, build facts, and a tf.data input pipeline.
 
-Keras trains with compile + fit, as its users do (frameworks/keras_backend.py, shared with the
+Keras trains with compile + fit, as its users do (frameworks/keras/common.py, shared with the
 other Keras runtimes). The batch order comes from the shared permutations through a tf.data index
 pipeline that gathers each batch, which is what Keras' own array adapter does when
 fit(..., shuffle=True) is given numpy arrays.
@@ -17,9 +17,9 @@ import keras
 import tensorflow as tf
 
 from benchdata import Dataset
-from frameworks import tensorflow_augment
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
-from frameworks.keras_backend import (
+from frameworks.keras import augment as keras_augment
+from frameworks.keras.common import (
     KERAS_LOSS,
     ClockCallback,
     KerasBackend,
@@ -27,7 +27,7 @@ from frameworks.keras_backend import (
     metric_prefix,
     targets,
 )
-from frameworks.keras_optimizers import make_optimizer
+from frameworks.keras.optimizers import make_optimizer
 from frameworks.timing import RunClock
 
 __all__ = ["KERAS_LOSS", "TensorFlowBackend", "make_optimizer"]  # benchmarks/bare_loop.py
@@ -126,7 +126,7 @@ class TensorFlowBackend(KerasBackend):
         # hooks once per call: each clock tick then spans N steps.
         clock.steps_per_tick = int(model.steps_per_execution)
         history = History()
-        augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
+        augment = keras_augment.make_augment(model_cfg.get("augment"), plan.seed)
         callbacks = [
             ClockCallback(clock, history, progress, metric_prefix(model_cfg), plan.validate)
         ]
@@ -180,7 +180,7 @@ class TensorFlowBackend(KerasBackend):
             num_parallel_calls=tf.data.AUTOTUNE,
             deterministic=True,
         )
-        if augment is not None:  # training batches only (tensorflow_augment.py)
+        if augment is not None:  # training batches only (frameworks/keras/augment.py)
             # A sequential map: the layers' random state then advances in batch order, so a
             # seed gives the same augmented batches every run. Prefetch still overlaps it.
             batches = batches.map(lambda xb, yb: (augment(xb, training=True), yb))

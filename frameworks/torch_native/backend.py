@@ -15,7 +15,7 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import optimizer_formula, settings, torch_augment, torch_optimizers, weight_layout
+from frameworks import optimizer_formula, settings
 from frameworks.base import (
     Backend,
     History,
@@ -25,6 +25,9 @@ from frameworks.base import (
     TrainStep,
 )
 from frameworks.timing import RunClock
+from frameworks.torch_native import augment as torch_augment
+from frameworks.torch_native import optimizers as torch_optimizers
+from frameworks.torch_native import weight_layout
 
 
 def _native_pools() -> list[dict[str, Any]]:
@@ -40,7 +43,7 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
     `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
-    (frameworks/torch_optimizers.py); torch's RMSprop and Adadelta already compute it.
+    (frameworks/torch_native/optimizers.py); torch's RMSprop and Adadelta already compute it.
     """
     name = spec["name"]
     # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
@@ -139,7 +142,7 @@ class Objective:
 
 
 def configure_torch_threads(intra_op: int, inter_op: int) -> ThreadReport:
-    """torch's pools set and read back; Keras-on-torch shares them (keras_torch_backend.py)."""
+    """torch's pools set and read back; Keras on torch shares them (keras/on_torch.py)."""
     torch.set_num_threads(intra_op)
     # set_num_interop_threads may only be called before any inter-op work has started; the
     # worker calls this right after import, so it holds.
@@ -338,7 +341,7 @@ class TorchBackend(Backend):
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
                 x, y = x_train[idx], y_train[idx]
-                if augment is not None:  # training batches only (torch_augment.py)
+                if augment is not None:  # training batches only (torch_native/augment.py)
                     x = augment(x)
                 loss, logits = step(x, y)
                 loss_sum += loss * len(y)

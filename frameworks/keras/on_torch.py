@@ -1,7 +1,7 @@
 """Keras 3 on PyTorch (KERAS_BACKEND=torch): the Keras models, compile and fit of
-frameworks/keras_backend.py, run by torch's kernels and thread pools.
+frameworks/keras/common.py, run by torch's kernels and thread pools.
 
-Beside native torch (frameworks/torch_backend.py) it shows the Keras API's cost on the same
+Beside native torch (frameworks/torch_native/backend.py) it shows the Keras API's cost on the same
 runtime; beside Keras on TensorFlow and JAX, the runtime's effect under the same model code.
 """
 
@@ -14,8 +14,8 @@ os.environ["KERAS_BACKEND"] = "torch"  # before keras loads; KerasBackend checks
 import torch
 
 from frameworks.base import ThreadReport
-from frameworks.keras_backend import KerasBackend
-from frameworks.torch_backend import configure_torch_threads
+from frameworks.keras.common import KerasBackend
+from frameworks.torch_native.backend import configure_torch_threads
 
 
 class KerasTorchBackend(KerasBackend):

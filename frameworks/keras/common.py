@@ -1,8 +1,8 @@
 """What every Keras 3 runtime shares: the same `keras_model` builders (models/<name>.py), compile
-and `model.fit`, the same optimizers (frameworks/keras_optimizers.py), canonical weights in
+and `model.fit`, the same optimizers (frameworks/keras/optimizers.py), canonical weights in
 Keras' own layout, and the learning rate read back from the optimizer.
 
-A runtime adapter (frameworks/tensorflow_backend.py, keras_torch_backend.py, keras_jax_backend.py)
+A runtime adapter (frameworks/keras/on_tensorflow.py, on_torch.py, on_jax.py)
 adds only what differs between runtimes: thread control, build facts, settings, the matmul probe
 and, for TensorFlow, its tf.data input pipeline. Keras picks its runtime once, at import, from
 KERAS_BACKEND: the registry entry sets it before the adapter module loads, and the adapter
@@ -23,8 +23,8 @@ import models
 from benchdata import Dataset
 from frameworks import settings as settings_module
 from frameworks.base import Backend, History, TrainPlan, TrainStep
-from frameworks.keras_optimizers import make_optimizer
-from frameworks.tensorflow_augment import make_augment
+from frameworks.keras.augment import make_augment
+from frameworks.keras.optimizers import make_optimizer
 from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
@@ -107,7 +107,7 @@ class SharedOrderBatches(keras.utils.PyDataset):
             raise IndexError(i)
         idx = self.plan.orders[self.epoch][i * bs : (i + 1) * bs]
         x, y = self.x[idx], self.y[idx]
-        if self.augment is not None:  # training batches only (tensorflow_augment.py)
+        if self.augment is not None:  # training batches only (frameworks/keras/augment.py)
             x = keras.ops.convert_to_numpy(self.augment(x, training=True))
         return x, targets(self.model_cfg, y)
 

@@ -1,5 +1,5 @@
 """Keras 3 on JAX (KERAS_BACKEND=jax): the Keras models, compile and fit of
-frameworks/keras_backend.py, traced by JAX and compiled by XLA (jit_compile, Keras' default on
+frameworks/keras/common.py, traced by JAX and compiled by XLA (jit_compile, Keras' default on
 JAX).
 
 XLA has no call that sets or reports its CPU thread count. The registry entry sets PJRT_NPROC
@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from frameworks.base import ThreadMismatchError, ThreadReport
-from frameworks.keras_backend import KerasBackend
+from frameworks.keras.common import KerasBackend
 
 XLA_POOL_THREAD = "tf_XLAEigen"  # the name XLA's CPU client gives its intra-op pool threads
 
