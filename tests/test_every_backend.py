@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from frameworks import registry
-from tests.conftest import run_cli
 from twinbench.config import group_choices
+
+from .conftest import run_cli
 
 MODELS = group_choices("model")
 TINY = ("cpus=1", "epochs=1", "max_steps=2", "measure.warmup_steps=1", "measure.peak_probe=false")

@@ -126,3 +126,25 @@ def test_default_settings_are_recorded_as_in_effect(tmp_path):
     assert by_backend["torch"]["compile"] is False and by_backend["torch"]["mkldnn"] is True
     assert by_backend["tensorflow"]["xla"] is False  # Keras' "auto" is off on CPU
     assert by_backend["tensorflow"]["onednn"] is True  # TensorFlow's default on x86
+
+
+def test_every_registered_backend_has_a_conf_file_whose_settings_the_registry_allows(compose):
+    from frameworks import registry
+    from twinbench.config import group_choices
+
+    assert sorted(group_choices("backend")) == sorted(registry.names())
+    for name in registry.names():
+        cfg = compose(f"backend={name}")["backend"]
+        settings.validate(cfg)
+        assert set(settings.settings_of(cfg)) == set(registry.spec(name).settings), name
+        # Keras reads its runtime once, at import: every Keras backend names its own.
+        if registry.spec(name).api == "keras":
+            assert settings.environment(cfg)["KERAS_BACKEND"] == registry.spec(name).runtime
+
+
+def test_xla_pool_size_is_set_before_jax_loads_and_other_backends_set_their_own_in_process():
+    assert settings.thread_environment("keras_jax", 2, 2) == {"PJRT_NPROC": "2"}
+    one = settings.thread_environment("keras_jax", 1, 1)
+    assert one["PJRT_NPROC"] == "1" and "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"]
+    for name in ("torch", "tensorflow", "keras_torch"):
+        assert settings.thread_environment(name, 2, 2) == {}
