@@ -11,11 +11,14 @@ verified budget, not how fast.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from frameworks import registry
+from twinbench import REPO_ROOT
 from twinbench.config import group_choices
 
 from .conftest import run_cli
@@ -65,3 +68,29 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     assert record["framework"]["framework"] == backend and record["framework"]["version"]
     assert len(record["history"]["loss"]) == 1 and record["steps_per_epoch"] == 2
     assert returncode == 0, stderr
+
+
+# Keras runtimes that train from numpy batches through SharedOrderBatches (frameworks/keras/
+# common.py); Keras on TensorFlow gathers the same order in its own tf.data pipeline.
+NUMPY_FED = [n for n in registry.names() if registry.spec(n).api == "keras" and n != "tensorflow"]
+
+
+@pytest.mark.parametrize("backend", NUMPY_FED)
+def test_keras_fit_trains_on_the_shared_batch_order_epoch_by_epoch(backend):
+    """fit would shuffle a PyDataset's batches itself (shuffle=True is its default) and an
+    epoch counter kept by the dataset would run ahead of Keras' look-ahead: each epoch must get
+    exactly its own permutation's batches, in order."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.keras_order_checks", backend],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    requested, expected = seen["requested"], seen["expected"]
+    extra = len(requested) - len(expected)
+    assert requested[extra:] == expected
+    # Keras reads the first batch once more beforehand, to learn its shapes: nothing else.
+    assert requested[:extra] == [expected[0]] * extra

@@ -280,6 +280,7 @@ class KerasBackend(Backend):
         model.fit(
             batches,
             epochs=plan.epochs,
+            shuffle=False,  # fit shuffles a PyDataset's batches by default; the order is shared
             **self.validation(model_cfg, data, plan),
             callbacks=callbacks,
             verbose=0,
