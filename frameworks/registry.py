@@ -151,6 +151,11 @@ BACKENDS: dict[str, BackendSpec] = {
 }
 
 
+# The backend the others are certified against (twinbench/parity.py): Keras on TensorFlow, whose
+# weights are the canonical layout as they are and which is the Keras the 2017 scripts ran.
+REFERENCE = "tensorflow"
+
+
 def names() -> list[str]:
     return list(BACKENDS)
 

@@ -118,7 +118,7 @@ def test_parity_fails_when_one_side_changes_one_hyperparameter(mutated_mlp, labe
 
 
 def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch):
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True)
+    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
     parity.write_certificate(report, tmp_path)
     assert parity.status("mlp", tmp_path)["status"] == "pass"
     real = parity.fingerprint
@@ -135,7 +135,9 @@ def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch)
 
 
 def test_other_framework_versions_make_a_failed_certificate_stale_too(tmp_path, monkeypatch):
-    parity.write_certificate(parity.ParityReport("cnn", {}, None, 0.0, 0.0), tmp_path)
+    parity.write_certificate(
+        parity.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
+    )
     assert parity.status("cnn", tmp_path)["status"] == "fail"
     monkeypatch.setattr(parity, "_installed", lambda package: "0.0-other")
     assert parity.status("cnn", tmp_path)["status"] == "stale"
@@ -179,7 +181,7 @@ def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(
     from analysis.records import SOURCE
 
     runs = pd.DataFrame([{"source": SOURCE, "model": "mlp", "parity_status": "pass"}])
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True)
+    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
     parity.write_certificate(report, tmp_path)
     path = parity.certificate_path("mlp", tmp_path)  # the model's summary, which analysis reads
     assert certificates.parity(runs, [tmp_path]).loc[0, "certificate_status"] == "pass"

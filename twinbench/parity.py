@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from frameworks import registry
 from twinbench import REPO_ROOT, WORK_ROOT, environment, results
 from twinbench.config import CONF_DIR, group_choices
 
@@ -80,13 +81,11 @@ CERTIFIED_CODE = (
     "models/torch_layers.py",
     "models/torch_init.py",
 )
-REFERENCE = "tensorflow"  # see the module's docstring; --reference overrides it
+REFERENCE = registry.REFERENCE  # see the module's docstring; --reference overrides it
 
 
 def framework_packages() -> tuple[str, ...]:
     """The packages whose versions a certificate certifies: every registered backend's."""
-    from frameworks import registry
-
     return registry.packages()
 
 
@@ -245,8 +244,8 @@ class ParityReport:
     training: dict[str, dict[str, Any]] = field(default_factory=dict)
     passed: bool = False
     failures: list[str] = field(default_factory=list)
-    backend: str = "torch"
-    reference: str = REFERENCE
+    backend: str = field(kw_only=True)
+    reference: str = field(default=REFERENCE, kw_only=True)
 
 
 Variants = dict[str, dict[str, dict[str, Any]]]  # label -> backend -> optimizer spec
@@ -254,8 +253,6 @@ Variants = dict[str, dict[str, dict[str, Any]]]  # label -> backend -> optimizer
 
 def other_backends(reference: str = REFERENCE) -> list[str]:
     """Every registered backend but the reference: what parity certifies by default."""
-    from frameworks import registry
-
     registry.spec(reference)  # an unknown reference fails here, before any stage runs
     return [name for name in registry.names() if name != reference]
 
@@ -296,12 +293,12 @@ def compare_training(
     a: dict[str, Any],
     b: dict[str, Any],
     steps: list[int],
-    names: tuple[str, str] = (REFERENCE, "torch"),
+    names: tuple[str, str],
 ) -> tuple[dict[str, Any], list[str]]:
     """Training parity of one variant: the reference's (a) against another backend's (b) losses,
     final weights and learning-rate schedule; `names` are the two backends. Returns the figures
     and what failed (empty when it agrees)."""
-    from frameworks import optimizer_formula, registry
+    from frameworks import optimizer_formula
 
     first, second = names
 
@@ -407,7 +404,7 @@ def check_all(
     ]
 
 
-def check(model_name: str, backend: str = "torch", reference: str = REFERENCE) -> ParityReport:
+def check(model_name: str, backend: str, reference: str = REFERENCE) -> ParityReport:
     """One pair: `backend` against the reference."""
     return check_all(model_name, [backend], reference)[0]
 
@@ -598,7 +595,6 @@ def main(argv: list[str]) -> int:
         reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
         stage(framework, model_name, Path(workdir), reference)
         return 0
-    from frameworks import registry
     from twinbench import cli
 
     argv = list(argv)
