@@ -20,6 +20,7 @@ def main(backend_name: str) -> None:
 
     backend = get_backend(backend_name)  # sets KERAS_BACKEND first, then loads Keras
     from frameworks.keras import common
+
     requested: list[list[int]] = []
     original = common.SharedOrderBatches.__getitem__
 
