@@ -26,6 +26,7 @@ from collections import defaultdict
 from typing import Any
 
 import models
+from frameworks import registry
 
 OTHER_LAYERS = "pool/dropout/reshape"
 KERAS_SUFFIX = re.compile(r"_\d+$")
@@ -180,15 +181,10 @@ PROFILERS = {"torch": profile_torch, "tensorflow": profile_tensorflow}
 
 def profile(backend, model, model_cfg, data, plan, steps: int, warmup: int) -> dict[str, Any]:
     """The per-layer profile of `steps` steps after `warmup` unprofiled ones."""
-    if backend.name not in PROFILERS:
-        raise NotImplementedError(
-            f"profile=true: no per-layer profiler for backend {backend.name} "
-            f"(profilers here: {', '.join(PROFILERS)})"
-        )
     result = PROFILERS[backend.name](backend, model, model_cfg, data, plan, steps, warmup)
     ops_total = sum(result["ops_ms"].values())
     result["ops_total_ms"] = ops_total
     result["host_other_ms"] = max(0.0, result["wall_ms"] - ops_total)
     result["steps"], result["warmup"] = steps, warmup
-    result["tool"] = "torch.profiler" if backend.name == "torch" else "tf.profiler (XPlane)"
+    result["tool"] = registry.spec(backend.name).profiler
     return result

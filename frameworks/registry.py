@@ -57,6 +57,7 @@ class BackendSpec:
     setting_variables: dict[str, str] = field(default_factory=dict)
     thread_variables: Callable[[int, int], dict[str, str]] = no_thread_variables
     packages: tuple[str, ...] = ()  # distributions whose versions records and certificates list
+    profiler: str | None = None  # the per-layer profiler of frameworks/profiling.py, if any
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -97,6 +98,7 @@ BACKENDS: dict[str, BackendSpec] = {
                 ),
             },
             packages=("torch",),
+            profiler="torch.profiler",
         ),
         BackendSpec(
             name="tensorflow",
@@ -125,6 +127,7 @@ BACKENDS: dict[str, BackendSpec] = {
             environment={"KERAS_BACKEND": "tensorflow"},
             setting_variables={"onednn": "TF_ENABLE_ONEDNN_OPTS"},
             packages=("tensorflow", "tensorflow-cpu", "keras"),
+            profiler="tf.profiler (XPlane)",
         ),
         BackendSpec(
             name="keras_torch",

@@ -20,6 +20,9 @@ SHORT = ("cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false")
         (["backend=torch", "backend.compile=1"], "backend.compile must be one of"),
         (["backend=torch", "backend.fused_optimizer=true"], "torch has no fused rmsprop"),
         (["backend=tensorflow", "backend.steps_per_execution=0"], "whole number >= 1"),
+        (["backend=keras_jax", "backend.jit_compile=1"], "backend.jit_compile must be one of"),
+        (["backend=keras_torch", "+backend.xla=true"], "backend keras_torch has no setting"),
+        (["backend=keras_jax", "profile=true"], "keras_jax has no per-layer profiler"),
     ],
 )
 def test_settings_a_framework_cannot_honour_are_refused(compose, overrides, message):
