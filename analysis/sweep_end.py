@@ -135,10 +135,10 @@ def certify_missing(models: list[str]) -> None:
             f"parity: certifying {model} on every backend (a minute or more)...",
             logging.getLogger("twinbench.sweep"),
         )
-        report = parity.check(model)
-        path = parity.write_certificate(report)
-        verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
-        print(f"parity: {model} {verdict} -> {path}", flush=True)
+        for report in parity.check_all(model):
+            path = parity.write_certificate(report)
+            verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
+            print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
 
 
 def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:

@@ -1,12 +1,13 @@
 """The hand-written baseline: what a good engineer writes without twinbench.
 
-    python -m benchmarks.bare_loop <torch|tensorflow> <model> <cpus> <steps> <epochs>
+    python -m benchmarks.bare_loop <backend> <model> <cpus> <steps> <epochs>
 
 Same network (models/<name>.py), same data, same CPU budget, and nothing else (no augmentation:
 benchmarks/overhead.py turns twinbench's off for cifar10_cnn to match): Keras trains with
 `model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over shuffled index
 batches. Only whole epochs are timed (one callback, or a clock read per epoch), so this path has
-no per-step hooks. Prints one JSON line: {"epoch_s": [...]}.
+no per-step hooks. Every Keras backend (frameworks/registry.py, api "keras") runs the same Keras
+loop on its runtime. Prints one JSON line: {"epoch_s": [...]}.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ from twinbench import cpu
 
 
 def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> None:
+    from frameworks import registry
+
+    spec = registry.spec(backend)
     cpu.pin(cpu.choose_cores(cpus))
     os.environ.update(cpu.thread_environment(cpus, cpus))
+    os.environ.update(spec.environment)  # Keras' runtime
+    os.environ.update(spec.thread_variables(cpus, cpus))  # XLA's pool
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from benchdata import fill_arch, load
     from twinbench.parity import model_config
@@ -32,14 +38,17 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
     bs = cfg["batch_size"]
     x, y = data.x_train[: steps * bs], data.y_train[: steps * bs]
     module = __import__(f"models.{model_name}", fromlist=["x"])
-    epoch_s = (_torch if backend == "torch" else _keras)(module, cfg, x, y, bs, epochs, cpus)
+    if spec.api == "torch":
+        epoch_s = _torch(module, cfg, x, y, bs, epochs, cpus)
+    else:
+        epoch_s = _keras(backend, module, cfg, x, y, bs, epochs, cpus)
     print(json.dumps({"epoch_s": epoch_s}))
 
 
 def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     import torch
 
-    from frameworks.torch_backend import Objective, make_optimizer
+    from frameworks.torch_native.backend import Objective, make_optimizer
 
     torch.set_num_threads(cpus)
     torch.set_num_interop_threads(cpus)
@@ -63,14 +72,14 @@ def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     return times
 
 
-def _keras(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
+def _keras(backend, module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     import keras
-    import tensorflow as tf
 
-    from frameworks.tensorflow_backend import KERAS_LOSS, make_optimizer
+    from frameworks import get_backend
+    from frameworks.keras.common import KERAS_LOSS
+    from frameworks.keras.optimizers import make_optimizer
 
-    tf.config.threading.set_intra_op_parallelism_threads(cpus)
-    tf.config.threading.set_inter_op_parallelism_threads(cpus)
+    get_backend(backend).configure_threads(cpus, cpus)  # the runtime's own thread control
     keras.utils.set_random_seed(0)
     model = module.keras_model(**cfg["arch"])
     heads = cfg.get("loss_weights")  # textgen: one loss per head, weighted, the same labels

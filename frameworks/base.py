@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import abc
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+
+import numpy as np
 
 from benchdata import Dataset
 from frameworks.timing import RunClock
@@ -18,6 +22,9 @@ class ThreadReport:
     intra_op: int
     inter_op: int
     native_pools: list[dict[str, Any]] = field(default_factory=list)  # threadpoolctl's view
+    # How the budget was checked: read back from the framework, or, where a runtime cannot
+    # report its thread count (XLA on CPU), what was set and checked instead.
+    verified_by: str = "read back from the framework"
 
 
 @dataclass
@@ -56,22 +63,71 @@ class History:
     val_accuracy: list[float | None] = field(default_factory=list)
 
 
-class Backend(Protocol):
-    name: str
+TrainStep = Callable[[np.ndarray, np.ndarray], float]  # one optimizer step on a batch -> loss
 
+
+class Backend(abc.ABC):
+    """Everything the worker (twinbench/worker.py), parity (twinbench/parity.py), the kernel
+    probe and benchmarks/ call on an adapter, one return shape each. An adapter module imports
+    its framework at the top; frameworks.registry names it and loads it lazily."""
+
+    name: str  # the registry name (frameworks/registry.py)
+
+    # ---------------------------------------------------------------- process set-up
+
+    @abc.abstractmethod
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
-        """Apply the thread settings, then read them back from the running framework."""
+        """Apply the thread settings, then read them back from the running framework (or say in
+        ThreadReport.verified_by how the budget was verified where it cannot be read back);
+        raise ThreadMismatchError where the framework runs another count."""
 
+    @abc.abstractmethod
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """The backend's software settings (conf/backend/<name>.yaml without its name)."""
+
+    @abc.abstractmethod
+    def settings_report(self) -> dict[str, Any]:
+        """Every setting as read back after training; raises SettingError on a mismatch."""
+
+    @abc.abstractmethod
     def describe(self) -> dict[str, Any]:
-        """Framework version and build facts (oneDNN/MKL, CUDA) for the record."""
+        """Framework version and build facts (oneDNN/MKL, CUDA) for the record; always has
+        "framework" (the registry name) and "version"."""
 
+    @abc.abstractmethod
+    def check_device(self, device: str) -> None:
+        """Raise where `device` ("cpu" or "cuda") is not available to this framework."""
+
+    @abc.abstractmethod
     def seed(self, seed: int) -> None: ...
 
+    # ---------------------------------------------------------------- the model
+
+    @abc.abstractmethod
     def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> Any:
         """The model named `model_name`, built from models/<name>.py with plain numbers."""
 
-    def count_params(self, model: Any) -> int: ...
+    @abc.abstractmethod
+    def count_params(self, model: Any) -> int:
+        """Weights as Keras counts them (BatchNorm's moving statistics included)."""
 
+    @abc.abstractmethod
+    def export_weights(self, model: Any, model_name: str) -> dict[str, np.ndarray]:
+        """Canonical weights: '<layer>/<weight>' in Keras' layout
+        (frameworks/torch_native/weight_layout.py maps them to torch's)."""
+
+    @abc.abstractmethod
+    def import_weights(
+        self, model: Any, model_name: str, weights: dict[str, np.ndarray]
+    ) -> None: ...
+
+    @abc.abstractmethod
+    def predict(self, model: Any, model_name: str, x: np.ndarray) -> np.ndarray:
+        """The model's output probabilities (primary head) in inference mode, as numpy."""
+
+    # ---------------------------------------------------------------- training
+
+    @abc.abstractmethod
     def train(
         self,
         model: Any,
@@ -79,5 +135,23 @@ class Backend(Protocol):
         data: Dataset,
         plan: TrainPlan,
         clock: RunClock,
+        progress: Callable[[int, History], None] | None = None,
     ) -> History:
-        """Train as a user of this framework would, timing through `clock`."""
+        """Train as a user of this framework would, timing through `clock`; `progress` is called
+        after each epoch with the 0-based epoch and the history so far."""
+
+    @abc.abstractmethod
+    def make_step(self, model: Any, model_cfg: dict[str, Any]) -> TrainStep:
+        """A fresh optimizer for `model` and one training step through it: the same update the
+        training loop runs, on numpy batches, returning the batch's loss as a float."""
+
+    @abc.abstractmethod
+    def learning_rates(self, steps: list[int]) -> list[float]:
+        """The learning rate the last make_step's optimizer applies at each of `steps` (0-based
+        optimizer steps), read from the optimizer itself, its state left unchanged."""
+
+    # ---------------------------------------------------------------- probes
+
+    @abc.abstractmethod
+    def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
+        """Best float32 GFLOP/s of square matmuls with this run's threads."""

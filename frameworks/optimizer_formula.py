@@ -24,9 +24,10 @@ from frameworks.settings import SettingError
 
 FORMULAS = ("2017", "builtin")
 DEFAULT = "2017"
-# optimizer -> the framework whose built-in differs from the 2017 formula (and so gets a
-# replacement there); both frameworks agree on the others.
-DIFFERS_IN = {"rmsprop": "tensorflow", "adam": "torch"}
+# optimizer -> the model API whose built-in differs from the 2017 formula (and so gets a
+# replacement there); both APIs agree on the others. Keras' optimizers are one code on every
+# Keras runtime (frameworks/keras/optimizers.py).
+DIFFERS_IN = {"rmsprop": "keras", "adam": "torch"}
 
 
 class FormulaError(SettingError):
@@ -43,11 +44,13 @@ def formula_of(spec: dict[str, Any]) -> str:
     return value
 
 
-def replaced(spec: dict[str, Any], framework: str) -> bool:
-    """True where this framework's built-in optimizer gets the 2017 formula instead."""
-    return formula_of(spec) == "2017" and DIFFERS_IN.get(spec["name"]) == framework
+def replaced(spec: dict[str, Any], api: str) -> bool:
+    """True where this model API's built-in optimizer gets the 2017 formula instead."""
+    return formula_of(spec) == "2017" and DIFFERS_IN.get(spec["name"]) == api
 
 
-def same_math(spec: dict[str, Any]) -> bool:
-    """True where both frameworks run one formula for this spec."""
-    return formula_of(spec) == "2017" or spec["name"] not in DIFFERS_IN
+def same_math(spec: dict[str, Any], apis: list[str] | None = None) -> bool:
+    """True where the backends (of these model APIs; default: Keras and torch) run one formula
+    for this spec: the 2017 formula, an optimizer both built-ins agree on, or one API."""
+    one_api = apis is not None and len(set(apis)) == 1
+    return one_api or formula_of(spec) == "2017" or spec["name"] not in DIFFERS_IN

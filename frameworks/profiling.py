@@ -26,6 +26,7 @@ from collections import defaultdict
 from typing import Any
 
 import models
+from frameworks import registry
 
 OTHER_LAYERS = "pool/dropout/reshape"
 KERAS_SUFFIX = re.compile(r"_\d+$")
@@ -44,7 +45,7 @@ def profile_torch(backend, model, model_cfg, data, plan, steps: int, warmup: int
     from torch.profiler import ProfilerActivity, profile, record_function
 
     layers = models.get(model_cfg["name"]).LAYERS
-    step, objective = backend.make_step(model, model_cfg)
+    step, objective = backend.tensor_step(model, model_cfg)
     groups, current, handles, open_ranges = {}, None, [], []
     for name, child in model.named_children():
         current = name if name in layers else current
@@ -185,5 +186,5 @@ def profile(backend, model, model_cfg, data, plan, steps: int, warmup: int) -> d
     result["ops_total_ms"] = ops_total
     result["host_other_ms"] = max(0.0, result["wall_ms"] - ops_total)
     result["steps"], result["warmup"] = steps, warmup
-    result["tool"] = "torch.profiler" if backend.name == "torch" else "tf.profiler (XPlane)"
+    result["tool"] = registry.spec(backend.name).profiler
     return result

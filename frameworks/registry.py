@@ -1,17 +1,46 @@
 """Every backend twinbench can run, by name: the one place a new framework is added.
 
 A backend is a model API on a runtime. `torch` is torch's own API on torch's runtime;
-`tensorflow` is Keras 3 on TensorFlow. Keeping the two apart lets the report split a framework
-gap into the API's cost (same runtime, different API) and the runtime's (same API, different
-runtime).
+`tensorflow`, `keras_torch` and `keras_jax` are Keras 3 on TensorFlow, torch and JAX. Keeping the
+two apart lets the report split a framework gap into the API's cost (same runtime, different API)
+and the runtime's (same API, different runtime).
+
+Each entry holds every fact about its backend that code outside the adapter needs: its software
+settings and their allowed values, the variables that must be set before its framework loads
+(fixed ones, those a setting selects, and its thread variables), the packages whose versions a
+record or parity certificate lists, and the adapter class.
 
 Importing this module never loads a framework: the worker imports exactly one adapter, after
-pinning CPUs and setting the thread variables the entry names.
+pinning CPUs and setting the variables the entry names.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# setting -> (allowed values, what it does); allowed None: any whole number >= 1 or null.
+# null means "the framework's own default".
+Settings = dict[str, tuple[tuple | None, str]]
+
+
+def no_thread_variables(threads: int, interop_threads: int) -> dict[str, str]:
+    """Backends whose framework sets and reads back its pools in configure_threads."""
+    return {}
+
+
+def xla_thread_variables(threads: int, interop_threads: int) -> dict[str, str]:
+    """XLA on CPU has no API for its thread count: its PJRT client sizes the intra-op (Eigen)
+    pool from PJRT_NPROC, read when the client starts, else from the schedulable cores. One
+    thread also turns off Eigen's multi-threaded kernels. frameworks/keras/on_jax.py counts the
+    pool's threads after the first computation."""
+    env = {"PJRT_NPROC": str(threads)}
+    if threads == 1:
+        env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false"
+    return env
 
 
 @dataclass(frozen=True)
@@ -21,14 +50,35 @@ class BackendSpec:
     runtime: str  # the engine that executes it: "tensorflow", "torch", "jax"
     adapter: str  # "module:Class", a frameworks.base.Backend, imported lazily
     label: str  # how reports name it
+    settings: Settings = field(default_factory=dict)
+    # Set before the framework loads, whatever the run's settings (Keras' runtime choice).
+    environment: dict[str, str] = field(default_factory=dict)
+    # setting -> variable its true/false turns into before import ("1"/"0"); null sets nothing.
+    setting_variables: dict[str, str] = field(default_factory=dict)
+    thread_variables: Callable[[int, int], dict[str, str]] = no_thread_variables
+    packages: tuple[str, ...] = ()  # distributions whose versions records and certificates list
+    profiler: str | None = None  # the per-layer profiler of frameworks/profiling.py, if any
+    # Source files (repository paths) that turn a model config into this backend's training
+    # math: a parity certificate hashes them, so a change makes it stale.
+    certified_code: tuple[str, ...] = ()
 
-    def load(self):
-        """The adapter instance; this is where the framework import happens."""
-        import importlib
-
+    def load(self) -> Any:
+        """The adapter instance; this is where the framework import happens. The entry's fixed
+        variables are set first (a worker has set them already; a parity stage has not)."""
+        os.environ.update(self.environment)
         module_name, cls = self.adapter.split(":")
         return getattr(importlib.import_module(module_name), cls)()
 
+
+KERAS_SETTINGS: Settings = {
+    "jit_compile": (
+        (None, True, False),
+        "compile(jit_compile=...); null = Keras' 'auto' (off on torch, XLA on JAX)",
+    ),
+    "steps_per_execution": (None, "compile(steps_per_execution=N): N steps per compiled call"),
+}
+
+KERAS_CODE = ("frameworks/keras/optimizers.py", "frameworks/keras/common.py")
 
 BACKENDS: dict[str, BackendSpec] = {
     spec.name: spec
@@ -37,18 +87,90 @@ BACKENDS: dict[str, BackendSpec] = {
             name="torch",
             api="torch",
             runtime="torch",
-            adapter="frameworks.torch_backend:TorchBackend",
+            adapter="frameworks.torch_native.backend:TorchBackend",
             label="PyTorch",
+            settings={
+                "compile": ((False, True), "torch.compile the model for training (Inductor)"),
+                "compile_mode": (
+                    ("default", "reduce-overhead", "max-autotune"),
+                    "torch.compile mode",
+                ),
+                "mkldnn": ((True, False), "torch.backends.mkldnn.enabled: oneDNN kernels"),
+                "flush_denormal": ((False, True), "torch.set_flush_denormal"),
+                "fused_optimizer": (
+                    (False, True, "auto"),
+                    "torch's fused optimizer kernel (Adam); 'auto': where torch has one",
+                ),
+            },
+            packages=("torch",),
+            profiler="torch.profiler",
+            certified_code=(
+                "frameworks/torch_native/optimizers.py",
+                "frameworks/torch_native/weight_layout.py",
+                "models/torch_layers.py",
+                "models/torch_init.py",
+            ),
         ),
         BackendSpec(
             name="tensorflow",
             api="keras",
             runtime="tensorflow",
-            adapter="frameworks.tensorflow_backend:TensorFlowBackend",
+            adapter="frameworks.keras.on_tensorflow:TensorFlowBackend",
             label="Keras on TensorFlow",
+            settings={
+                "onednn": (
+                    (None, True, False),
+                    "TF_ENABLE_ONEDNN_OPTS before import (default on, x86)",
+                ),
+                "xla": (
+                    (None, True, False),
+                    "compile(jit_compile=...); null = Keras' 'auto' (off on CPU)",
+                ),
+                "steps_per_execution": (
+                    None,
+                    "compile(steps_per_execution=N): N steps per graph call",
+                ),
+                "flush_denormal": (
+                    (True,),
+                    "TensorFlow flushes denormals in every op; it cannot be turned off",
+                ),
+            },
+            environment={"KERAS_BACKEND": "tensorflow"},
+            setting_variables={"onednn": "TF_ENABLE_ONEDNN_OPTS"},
+            packages=("tensorflow", "tensorflow-cpu", "keras"),
+            certified_code=KERAS_CODE,
+            profiler="tf.profiler (XPlane)",
+        ),
+        BackendSpec(
+            name="keras_torch",
+            api="keras",
+            runtime="torch",
+            adapter="frameworks.keras.on_torch:KerasTorchBackend",
+            label="Keras on PyTorch",
+            settings=KERAS_SETTINGS,
+            environment={"KERAS_BACKEND": "torch"},
+            packages=("torch", "keras"),
+            certified_code=KERAS_CODE,
+        ),
+        BackendSpec(
+            name="keras_jax",
+            api="keras",
+            runtime="jax",
+            adapter="frameworks.keras.on_jax:KerasJaxBackend",
+            label="Keras on JAX",
+            settings=KERAS_SETTINGS,
+            environment={"KERAS_BACKEND": "jax"},
+            thread_variables=xla_thread_variables,
+            packages=("jax", "jaxlib", "keras"),
+            certified_code=KERAS_CODE,
         ),
     )
 }
+
+
+# The backend the others are certified against (twinbench/parity.py): Keras on TensorFlow, whose
+# weights are the canonical layout as they are and which is the Keras the 2017 scripts ran.
+REFERENCE = "tensorflow"
 
 
 def names() -> list[str]:
@@ -59,3 +181,13 @@ def spec(name: str) -> BackendSpec:
     if name not in BACKENDS:
         raise ValueError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}")
     return BACKENDS[name]
+
+
+def packages() -> tuple[str, ...]:
+    """Every backend's packages, each once: what a parity certificate's fingerprint lists."""
+    return tuple(dict.fromkeys(p for s in BACKENDS.values() for p in s.packages))
+
+
+def certified_code() -> tuple[str, ...]:
+    """Every backend's certified source files, each once (what a certificate hashes)."""
+    return tuple(dict.fromkeys(f for s in BACKENDS.values() for f in s.certified_code))

@@ -7,7 +7,8 @@ A model module provides:
 - `OUTPUT`: the last layer's activation ('softmax' or 'sigmoid'). Keras models end in it; torch
   modules return the pre-activation logits and the loss applies it, as idiomatic torch does;
 - `LAYERS`: canonical layer name -> layer kind, in order. Canonical weights are Keras' layout
-  keyed '<layer>/<weight>'; frameworks/weight_layout.py maps each kind to torch's layout;
+  keyed '<layer>/<weight>'; frameworks/torch_native/weight_layout.py maps each kind to torch's
+  layout;
 - `PRIMARY_OUTPUT`, for a model with several heads (conf `loss_weights`, e.g. textgen): the
   head whose accuracy is reported and whose probabilities `predict` returns. Both halves then
   return a dict head -> output, and every head is trained on the same labels.

@@ -93,7 +93,8 @@ def keras_model(
             ),
             layers.Bidirectional(
                 # Named "lstm" so Keras 3 names the two copies forward_lstm and backward_lstm
-                # (the canonical weight keys of frameworks/weight_layout.py's "bilstm" kind).
+                # (the canonical weight keys of the "bilstm" kind in
+                # frameworks/torch_native/weight_layout.py).
                 layers.LSTM(units, recurrent_activation=recurrent_activation, name="lstm"),
                 merge_mode="concat",
                 name="bidirectional",

@@ -63,7 +63,7 @@ def main(framework: str, workdir: Path) -> None:
     if framework == "torch":
         import torch
 
-        from frameworks.torch_augment import make_augment
+        from frameworks.torch_native.augment import make_augment
 
         aug = make_augment(spec, SEED)
         out["augment/first"] = aug(torch.from_numpy(x)).numpy()
@@ -73,7 +73,7 @@ def main(framework: str, workdir: Path) -> None:
         # Through the adapter's own tf.data pipeline: two epochs of one batch holding x in order.
         from benchdata import Dataset
         from frameworks.base import TrainPlan
-        from frameworks.tensorflow_augment import make_augment
+        from frameworks.keras.augment import make_augment
 
         n = len(x)
         data = Dataset("augment", x, np.arange(n), x, np.arange(n))

@@ -19,7 +19,7 @@ from .conftest import CORES, run_cli
         ([f"cpus={CORES + 6}"], f"cpus={CORES + 6} but this process may use only {CORES} cores"),
         (["cpus=0"], "cpus must be at least 1"),
         (["threads=0"], "threads must be at least 1"),
-        (["backend=jax"], "unknown backend 'jax'; choose one of: tensorflow, torch"),
+        (["backend=jax"], "unknown backend 'jax'; choose one of: keras_jax, keras_torch, tens"),
         (["model=resnet"], "unknown model 'resnet'; choose one of: "),
         (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
         (["cpus=two"], "cpus must be a whole number"),

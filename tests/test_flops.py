@@ -33,7 +33,7 @@ def test_counted_training_flops_equal_torchs_forward_and_backward_count(name, co
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from frameworks.torch_backend import Objective
+    from frameworks.torch_native.backend import Objective
 
     mc = compose(f"model={name}")["model"]
     arch = {k: DATA_SIZES.get(k, v) if v is None else v for k, v in mc["arch"].items()}

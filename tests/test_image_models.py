@@ -19,7 +19,7 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import models
-from frameworks import weight_layout
+from frameworks.torch_native import weight_layout
 from twinbench import REPO_ROOT
 from twinbench.parity import model_config
 

@@ -31,8 +31,6 @@ ALLOWED = {
     ("analysis/backends.py", "torch"): "DEFAULT_REFERENCE: the analysis CLI's default reference",
     ("analysis/legacy.py", "tensorflow"): "the 2017 logs are TensorFlow's (file names say so)",
 }
-# Files the framework side of issue 14 (branch fw14) rewrites; empty once it is merged.
-PENDING = {"twinbench/parity.py"}
 
 WORD = "|".join(re.escape(n) for n in NAMES)
 # A name used as code inside a string: the whole string, or joined to an identifier or a list
@@ -101,13 +99,11 @@ def framework_names(path: Path) -> list[tuple[int, str, str]]:
     return found
 
 
-def scan(root: Path, pending: set[str] = PENDING) -> list[str]:
+def scan(root: Path) -> list[str]:
     out = []
     for folder in CHECKED:
         for path in sorted((root / folder).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
-            if rel in pending:
-                continue
             for line, name, what in framework_names(path):
                 if (rel, name) not in ALLOWED:
                     out.append(f"{rel}:{line}: {name} ({what})")

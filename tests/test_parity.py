@@ -1,5 +1,6 @@
-"""Equivalence of each model's two halves (GUIDE §3), each framework in its own process, and
-proof that the training-parity check fails when one half's optimizer differs."""
+"""Equivalence of each model on every backend against the reference (GUIDE §3), each backend in
+its own process, and proof that the training-parity check fails when one side's optimizer
+differs. The (model, backend) pairs come from conf/model/ and frameworks/registry.py."""
 
 from __future__ import annotations
 
@@ -8,19 +9,39 @@ import json
 import numpy as np
 import pytest
 
+from frameworks import registry
 from twinbench import parity
 from twinbench.config import group_choices
 
 
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory):
+    """model -> backend -> its report against the reference: every backend of a model checked
+    in one go (the reference's stage once), written under a temporary folder."""
+    reports: dict[str, dict[str, parity.ParityReport]] = {}
+    folder = tmp_path_factory.mktemp("parity")  # never into the repository's results/
+
+    def check(model: str) -> tuple[dict[str, parity.ParityReport], object]:
+        if model not in reports:
+            reports[model] = {r.backend: r for r in parity.check_all(model)}
+            for report in reports[model].values():
+                parity.write_certificate(report, folder)
+        return reports[model], folder
+
+    return check
+
+
+@pytest.mark.parametrize("backend", parity.other_backends())
 @pytest.mark.parametrize("model", group_choices("model"))
-def test_both_halves_are_the_same_network(model, tmp_path):
-    report = parity.check(model)
-    parity.write_certificate(report, tmp_path)  # never into the repository's results/
+def test_every_backend_runs_the_same_network_as_the_reference(certified, model, backend):
+    reports, folder = certified(model)
+    report = reports[backend]
+    assert (report.reference, report.backend) == (parity.REFERENCE, backend)
     assert report.passed, report.failures
     # 1. parameter counts: equal, and equal to the original Keras model where it is fixed
-    assert report.params["torch"] == report.params["tensorflow"]
+    assert report.params[backend] == report.params[parity.REFERENCE]
     if report.expected_params:
-        assert report.params["torch"] == report.expected_params
+        assert report.params[backend] == report.expected_params
     # 2. forward parity on transferred weights, and a lossless canonical round trip
     assert report.forward_max_abs_diff <= parity.FORWARD_ATOL * 10
     assert report.weight_roundtrip_max_abs_diff == 0.0
@@ -34,7 +55,8 @@ def test_both_halves_are_the_same_network(model, tmp_path):
     assert training["lr_max_rel_diff"] <= parity.SCHEDULE_RTOL
     assert max(training["schedule_steps"]) >= parity.SCHEDULE_STEPS[-1]
     # the certificate carries what it certifies, so it reads "pass" until any of that changes
-    assert parity.status(model, tmp_path)["status"] == "pass"
+    assert parity.status(model, folder, backend)["status"] == "pass"
+    assert parity.status(model, folder)["status"] == "pass"  # the summary of every pair
 
 
 RMSPROP = {"name": "rmsprop", "formula": "2017", "lr": 1e-3, "rho": 0.9, "eps": 1e-8, "decay": 0}
@@ -57,13 +79,31 @@ MUTATIONS = {
     "adadelta rho": (ADADELTA, {**ADADELTA, "rho": 0.9}),
 }
 UNMUTATED = {"rmsprop": RMSPROP, "rmsprop decayed": DECAYED, "adam": ADAM, "adadelta": ADADELTA}
+# The same mutations between Keras runtimes, where the optimizer is one code: label ->
+# (the backend mutated, the reference's spec, the mutated spec).
+KERAS_RUNTIME_MUTATIONS = {
+    "keras_jax rmsprop eps x10": ("keras_jax", RMSPROP, {**RMSPROP, "eps": 1e-7}),
+    "keras_torch adam beta_2": ("keras_torch", ADAM, {**ADAM, "beta_2": 0.99}),
+}
 
 
 @pytest.fixture(scope="module")
 def mutated_mlp() -> dict[str, list[str]]:
-    """Every variant trained on mlp in one Keras and one torch process."""
+    """Every variant trained on mlp, one process per backend."""
     variants = {label: {"tensorflow": k, "torch": t} for label, (k, t) in MUTATIONS.items()}
-    variants.update({label: {"tensorflow": s, "torch": s} for label, s in UNMUTATED.items()})
+    keras = [b for b in parity.other_backends() if registry.spec(b).api == "keras"]
+    variants.update(
+        {
+            label: {"tensorflow": s, "torch": s, **dict.fromkeys(keras, s)}
+            for label, s in UNMUTATED.items()
+        }
+    )
+    variants.update(
+        {
+            label: {"tensorflow": k, backend: m}
+            for label, (backend, k, m) in KERAS_RUNTIME_MUTATIONS.items()
+        }
+    )
     return parity.check_variants("mlp", json.loads(json.dumps(variants)))
 
 
@@ -72,13 +112,13 @@ def test_parity_holds_with_the_same_optimizer_on_both_sides(mutated_mlp, label):
     assert mutated_mlp[label] == []
 
 
-@pytest.mark.parametrize("label", sorted(MUTATIONS))
+@pytest.mark.parametrize("label", sorted(MUTATIONS) + sorted(KERAS_RUNTIME_MUTATIONS))
 def test_parity_fails_when_one_side_changes_one_hyperparameter(mutated_mlp, label):
     assert mutated_mlp[label], f"{label}: the mutated optimizer passed the parity check"
 
 
 def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch):
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True)
+    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
     parity.write_certificate(report, tmp_path)
     assert parity.status("mlp", tmp_path)["status"] == "pass"
     real = parity.fingerprint
@@ -95,7 +135,9 @@ def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch)
 
 
 def test_other_framework_versions_make_a_failed_certificate_stale_too(tmp_path, monkeypatch):
-    parity.write_certificate(parity.ParityReport("cnn", {}, None, 0.0, 0.0), tmp_path)
+    parity.write_certificate(
+        parity.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
+    )
     assert parity.status("cnn", tmp_path)["status"] == "fail"
     monkeypatch.setattr(parity, "_installed", lambda package: "0.0-other")
     assert parity.status("cnn", tmp_path)["status"] == "stale"
@@ -139,8 +181,9 @@ def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(
     from analysis.records import SOURCE
 
     runs = pd.DataFrame([{"source": SOURCE, "model": "mlp", "parity_status": "pass"}])
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True)
-    path = parity.write_certificate(report, tmp_path)
+    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
+    parity.write_certificate(report, tmp_path)
+    path = parity.certificate_path("mlp", tmp_path)  # the model's summary, which analysis reads
     assert certificates.parity(runs, [tmp_path]).loc[0, "certificate_status"] == "pass"
     cert = json.loads(path.read_text())
     cert["fingerprint"]["versions"]["torch"] = "0.2.0"

@@ -20,6 +20,9 @@ SHORT = ("cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false")
         (["backend=torch", "backend.compile=1"], "backend.compile must be one of"),
         (["backend=torch", "backend.fused_optimizer=true"], "torch has no fused rmsprop"),
         (["backend=tensorflow", "backend.steps_per_execution=0"], "whole number >= 1"),
+        (["backend=keras_jax", "backend.jit_compile=1"], "backend.jit_compile must be one of"),
+        (["backend=keras_torch", "+backend.xla=true"], "backend keras_torch has no setting"),
+        (["backend=keras_jax", "profile=true"], "keras_jax has no per-layer profiler"),
     ],
 )
 def test_settings_a_framework_cannot_honour_are_refused(compose, overrides, message):
@@ -55,14 +58,18 @@ def test_default_preset_is_each_frameworks_out_of_the_box_behaviour(compose):
         "steps_per_execution": 1,
         "flush_denormal": True,
     }
-    assert settings.environment(tf_cfg) == {}  # nothing set: TensorFlow decides
+    # Only Keras' runtime choice: oneDNN unset, TensorFlow decides.
+    assert settings.environment(tf_cfg) == {"KERAS_BACKEND": "tensorflow"}
 
 
 def test_tuned_preset_and_single_overrides_compose(compose):
     tuned = compose("opt=tuned", "backend=torch")["backend"]
     assert tuned["fused_optimizer"] == "auto" and tuned["compile"] is False
     one = compose("backend=tensorflow", "backend.onednn=false")["backend"]
-    assert settings.environment(one) == {"TF_ENABLE_ONEDNN_OPTS": "0"}
+    assert settings.environment(one) == {
+        "KERAS_BACKEND": "tensorflow",
+        "TF_ENABLE_ONEDNN_OPTS": "0",
+    }
     for option in ("default", "tuned"):
         for backend in ("torch", "tensorflow"):
             build_spec(compose(f"opt={option}", f"backend={backend}", "model=fasttext"))
@@ -122,3 +129,25 @@ def test_default_settings_are_recorded_as_in_effect(tmp_path):
     assert by_backend["torch"]["compile"] is False and by_backend["torch"]["mkldnn"] is True
     assert by_backend["tensorflow"]["xla"] is False  # Keras' "auto" is off on CPU
     assert by_backend["tensorflow"]["onednn"] is True  # TensorFlow's default on x86
+
+
+def test_every_registered_backend_has_a_conf_file_whose_settings_the_registry_allows(compose):
+    from frameworks import registry
+    from twinbench.config import group_choices
+
+    assert sorted(group_choices("backend")) == sorted(registry.names())
+    for name in registry.names():
+        cfg = compose(f"backend={name}")["backend"]
+        settings.validate(cfg)
+        assert set(settings.settings_of(cfg)) == set(registry.spec(name).settings), name
+        # Keras reads its runtime once, at import: every Keras backend names its own.
+        if registry.spec(name).api == "keras":
+            assert settings.environment(cfg)["KERAS_BACKEND"] == registry.spec(name).runtime
+
+
+def test_xla_pool_size_is_set_before_jax_loads_and_other_backends_set_their_own_in_process():
+    assert settings.thread_environment("keras_jax", 2, 2) == {"PJRT_NPROC": "2"}
+    one = settings.thread_environment("keras_jax", 1, 1)
+    assert one["PJRT_NPROC"] == "1" and "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"]
+    for name in ("torch", "tensorflow", "keras_torch"):
+        assert settings.thread_environment(name, 2, 2) == {}

@@ -1,5 +1,6 @@
-"""The text models' layer kinds in frameworks/weight_layout.py: exact inverses, torch's names and
-shapes, and (in a torch-only process) the same function as a numpy Keras reference."""
+"""The text models' layer kinds in frameworks/torch_native/weight_layout.py: exact inverses,
+torch's names and shapes, and (in a torch-only process) the same function as a numpy Keras
+reference."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from frameworks.weight_layout import (
+from frameworks.torch_native.weight_layout import (
     FROM_TORCH,
     TO_TORCH,
     canonical_to_torch_state,

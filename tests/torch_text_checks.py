@@ -3,7 +3,8 @@
 TensorFlow.
 
 Each check builds a torch module, loads canonical (Keras-layout) weights through
-frameworks/weight_layout.py and compares it with a float64 numpy reference written the way
+frameworks/torch_native/weight_layout.py and compares it with a float64 numpy reference written
+the way
 Keras computes: one (in, 4u) kernel, one (u, 4u) recurrent kernel, one bias, gates in the order
 input, forget, cell, output; BatchNormalization's (x - mean) / sqrt(var + eps) * gamma + beta.
 """
@@ -15,8 +16,8 @@ import sys
 import numpy as np
 import torch
 
-from frameworks.torch_backend import TorchBackend
-from frameworks.weight_layout import canonical_to_torch_state
+from frameworks.torch_native.backend import TorchBackend
+from frameworks.torch_native.weight_layout import canonical_to_torch_state
 from models import bilstm, charlstm, textgen
 
 ATOL = 1e-5  # float32 torch against a float64 reference over a few small steps

@@ -97,6 +97,8 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         optimizer_formula.formula_of(model_cfg["optimizer"])
     except settings.SettingError as exc:
         raise ConfigError(str(exc)) from None
+    if config.get("profile") and not settings.registry.spec(backend).profiler:
+        raise ConfigError(f"profile=true: backend {backend} has no per-layer profiler here")
     epochs = model_cfg["epochs"] if config.get("epochs") is None else config["epochs"]
     max_steps = config.get("max_steps")
     time_limit = config.get("time_limit_s")

@@ -1,8 +1,14 @@
-"""Equivalence of a model's two halves (GUIDE §3), each framework in its own process.
+"""Equivalence of a model on every backend (GUIDE §3): a reference backend against each other
+registered one (frameworks/registry.py), each backend in its own process.
 
-    python -m twinbench.parity mlp cnn ... [--quiet]  # or --all; writes results/parity/<model>.json
+    python -m twinbench.parity mlp cnn ...     # or --all; --reference NAME, --backends A,B, --quiet
+    # writes results/parity/<model>.<backend>.json per pair and <model>.json, their summary
 
-1. Keras builds the model (seeded) and exports canonical weights; torch imports them.
+The reference is REFERENCE, Keras on TensorFlow: its weights are the canonical layout as they
+are (no conversion can hide an error there), and it is the Keras the 2017 scripts ran.
+1. The reference builds the model (seeded) and exports canonical weights; every other backend
+   imports them (a torch model through frameworks/torch_native/weight_layout.py, a Keras one as
+   they are).
 2. Forward parity: both predict the same probe batch in inference mode (float32).
 3. Training parity: from the same weights, dropout off, both take the same STEPS optimizer steps
    on the same batches with the configured hyperparameters (epsilon included) and the configured
@@ -36,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from frameworks import registry
 from twinbench import REPO_ROOT, WORK_ROOT, environment, progress, results
 from twinbench.config import CONF_DIR, group_choices
 
@@ -67,16 +74,15 @@ SCHEDULE_RTOL = 1e-6
 # 1 / (BATCH - 1) of Keras' (the normalisation itself uses the biased variance in both).
 MOVING_VARIANCE = "/moving_variance"
 # What a certificate certifies besides the model's own file and config: the code that turns a
-# config into the two halves' training math.
-CERTIFIED_CODE = (
-    "frameworks/keras_optimizers.py",
-    "frameworks/torch_optimizers.py",
-    "frameworks/optimizer_formula.py",
-    "frameworks/weight_layout.py",
-    "models/torch_layers.py",
-    "models/torch_init.py",
-)
-FRAMEWORK_PACKAGES = ("torch", "tensorflow", "tensorflow-cpu", "keras")
+# config into each backend's training math (the registry's certified_code) and the optimizer
+# formulas every backend shares.
+SHARED_CERTIFIED_CODE = ("frameworks/optimizer_formula.py",)
+REFERENCE = registry.REFERENCE  # see the module's docstring; --reference overrides it
+
+
+def framework_packages() -> tuple[str, ...]:
+    """The packages whose versions a certificate certifies: every registered backend's."""
+    return registry.packages()
 
 
 def model_config(name: str) -> dict[str, Any]:
@@ -103,11 +109,12 @@ def tight_bound(opt: dict[str, Any]) -> float:
     return max(TRAIN_ATOL, DRIFT_FRACTION * d) if np.isfinite(d) else TRAIN_ATOL
 
 
-def moving_variance_excess(keras_var: np.ndarray, torch_var: np.ndarray) -> float:
-    """How far torch's moving variance lies outside [Keras', Keras' * (1 + 1/(BATCH-1))], the
-    interval its unbiased updates can reach (0 inside it, the excess beyond it otherwise)."""
-    low, high = keras_var - TRAIN_ATOL, keras_var * (1 + 1 / (BATCH - 1)) + TRAIN_ATOL
-    return max(0.0, float(np.max(np.maximum(low - torch_var, torch_var - high))))
+def moving_variance_excess(reference_var: np.ndarray, other_var: np.ndarray) -> float:
+    """How far the other backend's moving variance lies outside [the reference's, the
+    reference's * (1 + 1/(BATCH-1))], the interval an unbiased update (torch's BatchNorm) can
+    reach from Keras' biased one (0 inside it, the excess beyond it otherwise)."""
+    low, high = reference_var - TRAIN_ATOL, reference_var * (1 + 1 / (BATCH - 1)) + TRAIN_ATOL
+    return max(0.0, float(np.max(np.maximum(low - other_var, other_var - high))))
 
 
 def max_step_factor(opt: dict[str, Any]) -> float:
@@ -159,48 +166,20 @@ def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
     return sorted({*SCHEDULE_STEPS, last})
 
 
-def _learning_rates(framework: str, model, steps: list[int]) -> list[float]:
-    """The learning rate the compiled optimizer would apply at each step, read from the
-    optimizer itself (torch: its scheduler moved to the step; Keras: its iteration counter)."""
-    if framework == "torch":
-        import warnings
-
-        optimizer, schedule = model
-        if schedule is None:
-            return [float(optimizer.param_groups[0]["lr"])] * len(steps)
-        saved = schedule.last_epoch, [g["lr"] for g in optimizer.param_groups]
-        rates = []
-        with warnings.catch_warnings():  # "scheduler.step() before optimizer.step()"
-            warnings.simplefilter("ignore")
-            for t in steps:
-                schedule.last_epoch = t - 1
-                schedule.step()
-                rates.append(float(optimizer.param_groups[0]["lr"]))
-        schedule.last_epoch = saved[0]
-        for group, lr in zip(optimizer.param_groups, saved[1], strict=True):
-            group["lr"] = lr
-        return rates
-    optimizer = model.optimizer
-    saved = int(optimizer.iterations.numpy())
-    rates = []
-    for t in steps:
-        optimizer.iterations.assign(t)
-        rates.append(float(np.asarray(optimizer._get_current_learning_rate())))
-    optimizer.iterations.assign(saved)
-    return rates
-
-
-def stage(framework: str, model_name: str, workdir: Path) -> None:
+def stage(framework: str, model_name: str, workdir: Path, reference: str = REFERENCE) -> None:
     """Runs inside a fresh process: exactly one framework is imported here.
 
-    Trains every optimizer variant in `workdir/variants.json` ({label: {framework: spec}}) from
-    the same initial weights, one after the other in this one process.
+    Trains every optimizer variant in `workdir/variants.json` ({label: {backend: spec}}) that
+    names this backend, from the same initial weights, one after the other in this process. The
+    reference's stage runs first and leaves the initial weights; the others import them.
     """
     import os
 
+    from frameworks import settings
     from twinbench import cpu
 
     os.environ.update(cpu.thread_environment(1, 1))  # one thread: deterministic reductions
+    os.environ.update(settings.thread_environment(framework, 1, 1))  # XLA's, before import
     from frameworks import get_backend
 
     backend = get_backend(framework)
@@ -211,7 +190,7 @@ def stage(framework: str, model_name: str, workdir: Path) -> None:
     x, y, n_train, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
     model = backend.build(model_name, cfg, "cpu")
     out: dict[str, np.ndarray] = {}
-    if framework == "tensorflow":
+    if framework == reference:
         initial = backend.export_weights(model, model_name)
         np.savez(workdir / "initial.npz", **initial)
     else:
@@ -228,18 +207,17 @@ def stage(framework: str, model_name: str, workdir: Path) -> None:
     steps = schedule_steps(cfg, n_train)
     out["schedule_steps"] = np.array(steps)
     for label, specs in variants.items():
+        if framework not in specs:
+            continue
         backend.import_weights(model, model_name, initial)
         variant_cfg = {**cfg, "optimizer": specs[framework]}
         step = backend.make_step(model, variant_cfg)
-        if isinstance(step, tuple):  # torch returns (step, objective)
-            step = step[0]
         losses = []
         for k in range(STEPS):
             sl = slice(PROBE + k * BATCH, PROBE + (k + 1) * BATCH)
-            losses.append(float(_as_float(step(_to(framework, x[sl]), _to(framework, y[sl])))))
-        handle = backend.optimizer_and_schedule() if framework == "torch" else model
+            losses.append(step(x[sl], y[sl]))
         out[f"{label}:losses"] = np.array(losses)
-        out[f"{label}:rates"] = np.array(_learning_rates(framework, handle, steps))
+        out[f"{label}:rates"] = np.array(backend.learning_rates(steps))
         # A copy: torch exports some weights as views of its parameters, which the next
         # variant trains in place.
         for k, v in backend.export_weights(model, model_name).items():
@@ -247,24 +225,13 @@ def stage(framework: str, model_name: str, workdir: Path) -> None:
     np.savez(workdir / f"{framework}.npz", **out)
 
 
-def _to(framework: str, a: np.ndarray):
-    if framework == "torch":
-        import torch
-
-        return torch.from_numpy(np.ascontiguousarray(a))
-    return a
-
-
-def _as_float(loss) -> float:
-    loss = loss[0] if isinstance(loss, tuple) else loss
-    return float(loss.item() if hasattr(loss, "item") else loss)
-
-
 # ---------------------------------------------------------------- orchestration (no framework)
 
 
 @dataclass
 class ParityReport:
+    """One (model, backend) pair: `backend` against `reference`."""
+
     model: str
     params: dict[str, int]
     expected_params: int | None
@@ -274,27 +241,43 @@ class ParityReport:
     training: dict[str, dict[str, Any]] = field(default_factory=dict)
     passed: bool = False
     failures: list[str] = field(default_factory=list)
+    backend: str = field(kw_only=True)
+    reference: str = field(default=REFERENCE, kw_only=True)
 
 
-Variants = dict[str, dict[str, dict[str, Any]]]  # label -> framework -> optimizer spec
+Variants = dict[str, dict[str, dict[str, Any]]]  # label -> backend -> optimizer spec
 
 
-def _run_stages(model_name: str, variants: Variants) -> tuple[dict, dict]:
+def other_backends(reference: str = REFERENCE) -> list[str]:
+    """Every registered backend but the reference: what parity certifies by default."""
+    registry.spec(reference)  # an unknown reference fails here, before any stage runs
+    return [name for name in registry.names() if name != reference]
+
+
+def _run_stages(
+    model_name: str, variants: Variants, reference: str = REFERENCE
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each backend the variants name, in its own process, the reference first: backend ->
+    its stage's arrays."""
+    backends = [reference, *sorted({b for specs in variants.values() for b in specs} - {reference})]
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
         (Path(tmp) / "variants.json").write_text(json.dumps(variants))
-        for framework in ("tensorflow", "torch"):
+        outputs = {}
+        for framework in backends:
             progress.emit(
-                f"parity: {model_name}: {framework} half (its own process: import, build, "
+                f"parity: {model_name}: {framework} stage (its own process: import, build, "
                 "train a few steps)...",
                 log,
             )
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
+            cmd += ["--reference", reference]
             proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
             if proc.returncode:
                 raise RuntimeError(
                     f"{framework} parity stage for {model_name} failed:\n{proc.stderr[-3000:]}"
                 )
-        return (dict(np.load(Path(tmp) / "tensorflow.npz")), dict(np.load(Path(tmp) / "torch.npz")))
+            outputs[framework] = dict(np.load(Path(tmp) / f"{framework}.npz"))
+        return outputs
 
 
 def _variant(npz: dict, label: str) -> dict[str, Any]:
@@ -307,11 +290,18 @@ def _variant(npz: dict, label: str) -> dict[str, Any]:
 
 
 def compare_training(
-    opt: dict[str, Any], a: dict[str, Any], b: dict[str, Any], steps: list[int]
+    opt: dict[str, Any],
+    a: dict[str, Any],
+    b: dict[str, Any],
+    steps: list[int],
+    names: tuple[str, str],
 ) -> tuple[dict[str, Any], list[str]]:
-    """Training parity of one variant: Keras' (a) against torch's (b) losses, final weights and
-    learning-rate schedule. Returns the figures and what failed (empty when it agrees)."""
+    """Training parity of one variant: the reference's (a) against another backend's (b) losses,
+    final weights and learning-rate schedule; `names` are the two backends. Returns the figures
+    and what failed (empty when it agrees)."""
     from frameworks import optimizer_formula
+
+    first, second = names
 
     wa, wb = a["weights"], b["weights"]
     variances = [k for k in wa if k.endswith(MOVING_VARIANCE)]
@@ -324,22 +314,22 @@ def compare_training(
     count = sum(wa[k].size for k in compared)
     figures: dict[str, Any] = {
         "steps": STEPS,
-        "losses_tensorflow": a["losses"].tolist(),
-        "losses_torch": b["losses"].tolist(),
+        f"losses_{first}": a["losses"].tolist(),
+        f"losses_{second}": b["losses"].tolist(),
         "loss_max_rel_diff": loss_rel,
         "weight_max_abs_diff": weight_diff,
         "weight_bound": bound,
         "weights_beyond_bound": beyond,
         "weights_compared": count,
         "schedule_steps": list(steps),
-        "lr_tensorflow": a["rates"].tolist(),
-        "lr_torch": b["rates"].tolist(),
+        f"lr_{first}": a["rates"].tolist(),
+        f"lr_{second}": b["rates"].tolist(),
         "lr_max_rel_diff": rate_rel,
     }
     failures = []
-    if not optimizer_formula.same_math(opt):
+    if not optimizer_formula.same_math(opt, [registry.spec(n).api for n in names]):
         failures.append(
-            f"optimizer.formula {optimizer_formula.formula_of(opt)}: the frameworks' built-in "
+            f"optimizer.formula {optimizer_formula.formula_of(opt)}: the APIs' built-in "
             f"{opt['name']} formulas differ, so training parity cannot hold"
         )
     if beyond > OUTLIER_FRACTION * count or loss_rel > TRAIN_RTOL:
@@ -350,8 +340,8 @@ def compare_training(
     if rate_rel > SCHEDULE_RTOL:
         worst = int(np.argmax(np.abs(a["rates"] - b["rates"]) / np.abs(a["rates"])))
         failures.append(
-            f"learning-rate schedules differ: at step {steps[worst]:,} Keras "
-            f"{a['rates'][worst]:.6g}, torch {b['rates'][worst]:.6g}"
+            f"learning-rate schedules differ: at step {steps[worst]:,} {first} "
+            f"{a['rates'][worst]:.6g}, {second} {b['rates'][worst]:.6g}"
         )
     if variances:
         excess = max(moving_variance_excess(wa[k], wb[k]) for k in variances)
@@ -364,29 +354,35 @@ def compare_training(
     return figures, failures
 
 
-def check(model_name: str) -> ParityReport:
-    cfg = model_config(model_name)
+def _pair_report(
+    model_name: str, cfg: dict[str, Any], ref_out: dict, out: dict, backend: str, reference: str
+) -> ParityReport:
     opt = cfg["optimizer"]
-    tf_out, pt_out = _run_stages(model_name, {BASE: {"tensorflow": opt, "torch": opt}})
     report = ParityReport(
         model=model_name,
-        params={"tensorflow": int(tf_out["params"]), "torch": int(pt_out["params"])},
+        params={reference: int(ref_out["params"]), backend: int(out["params"])},
         expected_params=cfg.get("expected_params"),
-        forward_max_abs_diff=float(np.max(np.abs(tf_out["probe_out"] - pt_out["probe_out"]))),
-        weight_roundtrip_max_abs_diff=float(pt_out["roundtrip_max_abs"]),
+        forward_max_abs_diff=float(np.max(np.abs(ref_out["probe_out"] - out["probe_out"]))),
+        weight_roundtrip_max_abs_diff=float(out["roundtrip_max_abs"]),
         optimizer=opt,
+        backend=backend,
+        reference=reference,
     )
     f = report.failures
-    if report.params["tensorflow"] != report.params["torch"]:
+    if report.params[reference] != report.params[backend]:
         f.append(f"parameter counts differ: {report.params}")
-    if report.expected_params and report.params["torch"] != report.expected_params:
-        f.append(f"parameter count {report.params['torch']} != original {report.expected_params}")
+    if report.expected_params and report.params[backend] != report.expected_params:
+        f.append(f"parameter count {report.params[backend]} != original {report.expected_params}")
     if report.weight_roundtrip_max_abs_diff != 0.0:
-        f.append("weights changed on the canonical -> torch -> canonical round trip")
-    if not np.allclose(pt_out["probe_out"], tf_out["probe_out"], FORWARD_RTOL, FORWARD_ATOL):
+        f.append(f"weights changed on the canonical -> {backend} -> canonical round trip")
+    if not np.allclose(out["probe_out"], ref_out["probe_out"], FORWARD_RTOL, FORWARD_ATOL):
         f.append(f"forward outputs differ by up to {report.forward_max_abs_diff:.3g}")
     figures, failures = compare_training(
-        opt, _variant(tf_out, BASE), _variant(pt_out, BASE), pt_out["schedule_steps"].tolist()
+        opt,
+        _variant(ref_out, BASE),
+        _variant(out, BASE),
+        out["schedule_steps"].tolist(),
+        (reference, backend),
     )
     report.training[BASE] = figures
     f.extend(failures)
@@ -394,18 +390,47 @@ def check(model_name: str) -> ParityReport:
     return report
 
 
-def check_variants(model_name: str, variants: Variants) -> dict[str, list[str]]:
-    """Training parity of several optimizer variants of one model (two processes in all):
-    label -> failures (empty where the halves agree). The tolerances are those of the spec
-    Keras ran."""
-    tf_out, pt_out = _run_stages(model_name, variants)
-    steps = pt_out["schedule_steps"].tolist()
-    return {
-        label: compare_training(
-            specs["tensorflow"], _variant(tf_out, label), _variant(pt_out, label), steps
-        )[1]
-        for label, specs in variants.items()
-    }
+def check_all(
+    model_name: str, backends: list[str] | None = None, reference: str = REFERENCE
+) -> list[ParityReport]:
+    """The model on `backends` (default: every registered one but the reference), each against
+    the reference: one report per backend, the reference's stage run once for all."""
+    backends = backends or other_backends(reference)
+    cfg = model_config(model_name)
+    opt = cfg["optimizer"]
+    outputs = _run_stages(model_name, {BASE: {b: opt for b in [reference, *backends]}}, reference)
+    return [
+        _pair_report(model_name, cfg, outputs[reference], outputs[b], b, reference)
+        for b in backends
+    ]
+
+
+def check(model_name: str, backend: str, reference: str = REFERENCE) -> ParityReport:
+    """One pair: `backend` against the reference."""
+    return check_all(model_name, [backend], reference)[0]
+
+
+def check_variants(
+    model_name: str, variants: Variants, reference: str = REFERENCE
+) -> dict[str, list[str]]:
+    """Training parity of several optimizer variants of one model (one process per backend):
+    label -> failures (empty where every backend the variant names agrees with the reference).
+    The tolerances are those of the spec the reference ran."""
+    outputs = _run_stages(model_name, variants, reference)
+    result = {}
+    for label, specs in variants.items():
+        failures = []
+        for backend in sorted(set(specs) - {reference}):
+            out = outputs[backend]
+            failures += compare_training(
+                specs[reference],
+                _variant(outputs[reference], label),
+                _variant(out, label),
+                out["schedule_steps"].tolist(),
+                (reference, backend),
+            )[1]
+        result[label] = failures
+    return result
 
 
 # ---------------------------------------------------------------- certificates
@@ -425,7 +450,8 @@ def _installed(package: str) -> str | None:
 def fingerprint(model_name: str) -> dict[str, Any]:
     """What a certificate certifies, read without importing a framework: hashes of the model's
     file and config and of the optimizer and layout code, and the installed framework versions."""
-    files = [f"models/{model_name}.py", f"conf/model/{model_name}.yaml", *CERTIFIED_CODE]
+    own = [f"models/{model_name}.py", f"conf/model/{model_name}.yaml"]
+    files = [*own, *registry.certified_code(), *SHARED_CERTIFIED_CODE]
     hashes = {
         path: _sha256((REPO_ROOT / path).read_bytes())
         for path in files
@@ -435,7 +461,7 @@ def fingerprint(model_name: str) -> dict[str, Any]:
     return {
         "files": hashes,
         "config_sha256": _sha256(config),
-        "versions": {p: v for p in FRAMEWORK_PACKAGES if (v := _installed(p)) is not None},
+        "versions": {p: v for p in framework_packages() if (v := _installed(p)) is not None},
     }
 
 
@@ -457,29 +483,90 @@ def differences(certified: dict[str, Any], current: dict[str, Any]) -> list[str]
     return changed
 
 
-def certificate_path(model_name: str, directory: Path = CERT_DIR) -> Path:
-    return directory / f"{model_name}.json"
+def certificate_path(
+    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+) -> Path:
+    """A pair's certificate, <model>.<backend>.json; without a backend, the model's summary of
+    every pair, <model>.json."""
+    return directory / (f"{model_name}.{backend}.json" if backend else f"{model_name}.json")
+
+
+def _command(model_name: str, backend: str | None = None) -> str:
+    return f"python -m twinbench.parity {model_name}" + (
+        f" --backends {backend}" if backend else ""
+    )
 
 
 def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
-    path = certificate_path(report.model, directory)
+    """The pair's certificate, then the model's summary rewritten from every pair certified."""
+    path = certificate_path(report.model, directory, report.backend)
+    printed = fingerprint(report.model)
     results.write_atomic(
         path,
         {
             **asdict(report),
-            "fingerprint": fingerprint(report.model),
+            "fingerprint": printed,
             "checked": environment.now_iso(),
-            "command": f"python -m twinbench.parity {report.model}",
+            "command": _command(report.model, report.backend),
         },
     )
+    _write_summary(report.model, directory, printed)
     return path
 
 
-def status(model_name: str, directory: Path = CERT_DIR) -> dict[str, Any]:
-    """What result.json records about the model's equivalence: the certificate's verdict, or
-    "stale" where the code, config or framework versions it certified have changed since."""
-    path = certificate_path(model_name, directory)
-    command = f"python -m twinbench.parity {model_name}"
+def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) -> None:
+    """<model>.json: every pair certificate in `directory` taken together (the worst figures,
+    all failures, pass only where every certified pair passes)."""
+    pairs = {
+        cert["backend"]: cert
+        for p in sorted(directory.glob(f"{model_name}.*.json"))
+        if isinstance(cert := results.read(p), dict) and cert.get("model") == model_name
+    }
+    if not pairs:
+        return
+    worst = max(pairs.values(), key=lambda c: c["forward_max_abs_diff"])
+    params: dict[str, int] = {}
+    for cert in pairs.values():
+        params.update(cert.get("params") or {})
+    results.write_atomic(
+        certificate_path(model_name, directory),
+        {
+            "model": model_name,
+            "reference": worst.get("reference"),
+            "backends": sorted(pairs),
+            "params": params,
+            "expected_params": worst.get("expected_params"),
+            "forward_max_abs_diff": worst["forward_max_abs_diff"],
+            "weight_roundtrip_max_abs_diff": max(
+                c["weight_roundtrip_max_abs_diff"] for c in pairs.values()
+            ),
+            "optimizer": worst.get("optimizer"),
+            "training": {
+                BASE: max(
+                    (c.get("training", {}).get(BASE) or {} for c in pairs.values()),
+                    key=lambda t: t.get("weight_max_abs_diff", 0.0),
+                )
+            },
+            "passed": all(c["passed"] for c in pairs.values()),
+            "failures": [f"{b}: {f}" for b, c in pairs.items() for f in c.get("failures") or []],
+            "fingerprint": printed,
+            "checked": max(c["checked"] for c in pairs.values()),
+            "command": _command(model_name),
+        },
+    )
+
+
+def status(
+    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+) -> dict[str, Any]:
+    """What result.json records about the model's equivalence on `backend` (against the
+    reference; for the reference itself or no backend, the summary of every pair): the
+    certificate's verdict, or "stale" where the code, config or framework versions it certified
+    have changed since."""
+    if backend is not None and backend == _reference_of(model_name, directory):
+        backend = None
+    path = certificate_path(model_name, directory, backend)
+    command = _command(model_name, backend)
     current = fingerprint(model_name)
     if not path.exists():
         return {"status": "not checked", "command": command, "fingerprint": current}
@@ -497,33 +584,55 @@ def status(model_name: str, directory: Path = CERT_DIR) -> dict[str, Any]:
     }
 
 
+def _reference_of(model_name: str, directory: Path) -> str:
+    """The reference the model's summary certificate names (REFERENCE where there is none)."""
+    path = certificate_path(model_name, directory)
+    cert = results.read(path) if path.exists() else None
+    return (cert or {}).get("reference") or REFERENCE
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--stage":
         framework, model_name, workdir = argv[1:4]
-        stage(framework, model_name, Path(workdir))
+        reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
+        stage(framework, model_name, Path(workdir), reference)
         return 0
     progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
     argv = [arg for arg in argv if arg != "--quiet"]
+    from twinbench import cli
+
+    options = {}
+    for flag in ("--reference", "--backends"):
+        if flag in argv:
+            at = argv.index(flag)
+            if at + 1 >= len(argv):
+                cli.fail(f"{flag} needs a value")
+            options[flag] = argv[at + 1]
+            del argv[at : at + 2]
+    reference = options.get("--reference", REFERENCE)
+    chosen = options["--backends"].split(",") if "--backends" in options else None
+    for name in [reference, *(chosen or [])]:
+        if name not in registry.names():
+            cli.fail(f"unknown backend '{name}'; choose one of: {', '.join(registry.names())}")
     names = group_choices("model") if argv == ["--all"] or not argv else argv
     unknown = [name for name in names if name not in group_choices("model")]
     if unknown:
-        from twinbench import cli
-
         cli.fail(
             f"unknown model '{unknown[0]}'; choose one of: {', '.join(group_choices('model'))} "
             "(or --all)"
         )
     failed = 0
     for name in names:
-        report = check(name)
-        path = write_certificate(report)
-        print(
-            f"{name:<12} {'PASS' if report.passed else 'FAIL'}  forward diff "
-            f"{report.forward_max_abs_diff:.2g}  params {report.params['torch']:,}  -> {path}"
-        )
-        for failure in report.failures:
-            print(f"    {failure}")
-        failed += not report.passed
+        for report in check_all(name, chosen, reference):
+            path = write_certificate(report)
+            print(
+                f"{name:<12} {report.backend:<12} {'PASS' if report.passed else 'FAIL'}  "
+                f"forward diff {report.forward_max_abs_diff:.2g}  "
+                f"params {report.params[report.backend]:,}  -> {path}"
+            )
+            for failure in report.failures:
+                print(f"    {failure}")
+            failed += not report.passed
     return 1 if failed else 0
 
 

@@ -18,5 +18,6 @@ def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
     affinity = cpu.pin(spec.cores)
     env = cpu.thread_environment(spec.threads, spec.interop_threads)
     env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
+    env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
     os.environ.update(env)
     return {"affinity": affinity, "thread_env": env}

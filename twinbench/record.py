@@ -78,6 +78,7 @@ class ResultRecord:
     cpus: Any = ABSENT
     threads_requested: Any = ABSENT
     threads_actual: Any = ABSENT
+    threads_verified_by: Any = ABSENT  # how the budget was checked where a runtime cannot say
     native_thread_pools: Any = ABSENT
     affinity: Any = ABSENT
     thread_env: Any = ABSENT

@@ -1,8 +1,9 @@
-"""TensorFlow (Keras 3) adapter: thread control, build, and training with model.fit.
+"""TensorFlow (Keras 3) adapter: thread control, build facts, and a tf.data input pipeline.
 
-Keras trains with compile + fit, as its users do. The batch order comes from the shared
-permutations through a tf.data index pipeline that gathers each batch, which is what Keras'
-own array adapter does when fit(..., shuffle=True) is given numpy arrays.
+Keras trains with compile + fit, as its users do (frameworks/keras/common.py, shared with the
+other Keras runtimes). The batch order comes from the shared permutations through a tf.data index
+pipeline that gathers each batch, which is what Keras' own array adapter does when
+fit(..., shuffle=True) is given numpy arrays.
 """
 
 from __future__ import annotations
@@ -11,74 +12,25 @@ import os
 import warnings
 from typing import Any
 
-import numpy as np
-
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep C++ info logs out of the progress
 import keras
 import tensorflow as tf
 
-import models
 from benchdata import Dataset
-from frameworks import settings, tensorflow_augment
 from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
-from frameworks.keras_optimizers import make_optimizer
+from frameworks.keras import augment as keras_augment
+from frameworks.keras.common import (
+    KERAS_LOSS,
+    ClockCallback,
+    KerasBackend,
+    check_requested,
+    metric_prefix,
+    targets,
+)
+from frameworks.keras.optimizers import make_optimizer
 from frameworks.timing import RunClock
 
-KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
-
-
-def _targets(model_cfg: dict[str, Any], y):
-    """Labels as fit expects them: one entry per head for a model with several (conf
-    `loss_weights`; textgen's main and aux heads both predict the next character)."""
-    heads = model_cfg.get("loss_weights")
-    return {head: y for head in heads} if heads else y
-
-
-def _metric_prefix(model_cfg: dict[str, Any]) -> str:
-    """Keras logs a multi-output model's metrics per head: 'main_accuracy'."""
-    if not model_cfg.get("loss_weights"):
-        return ""
-    return models.get(model_cfg["name"]).PRIMARY_OUTPUT + "_"
-
-
-class _ClockCallback(keras.callbacks.Callback):
-    """Forwards Keras' epoch/batch events to the run clock; each hook is one clock read."""
-
-    def __init__(
-        self,
-        clock: RunClock,
-        history: History,
-        progress,
-        metric_prefix: str = "",
-        validating: bool = True,
-    ):
-        super().__init__()
-        self.clock, self.history, self.progress = clock, history, progress
-        self.acc = metric_prefix + "accuracy"
-        self.validating = validating  # the plan validates on some epochs
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.clock.epoch_begin()
-
-    def on_train_batch_end(self, batch, logs=None):
-        self.clock.step_end()
-
-    def on_test_begin(self, logs=None):
-        self.clock.validation_begin()
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.clock.epoch_end()
-        h = self.history
-        h.loss.append(float(logs["loss"]))
-        h.accuracy.append(float(logs[self.acc]))
-        if "val_loss" in logs:  # absent when the model trains without validation
-            h.val_loss.append(float(logs["val_loss"]))
-            h.val_accuracy.append(float(logs["val_" + self.acc]))
-        elif self.validating:  # an epoch between validations (validation_freq): no value
-            h.val_loss.append(None)
-            h.val_accuracy.append(None)
-        if self.progress is not None:
-            self.progress(epoch, h)
+__all__ = ["KERAS_LOSS", "TensorFlowBackend", "make_optimizer"]  # benchmarks/bare_loop.py
 
 
 class _EpochSelector(keras.callbacks.Callback):
@@ -93,15 +45,9 @@ class _EpochSelector(keras.callbacks.Callback):
         self.epoch.assign(epoch)
 
 
-class TensorFlowBackend:
+class TensorFlowBackend(KerasBackend):
     name = "tensorflow"
-    settings: dict[str, Any] = {}  # noqa: RUF012 -- replaced per run by apply_settings
-    _model = None
-
-    def apply_settings(self, requested: dict[str, Any]) -> None:
-        """oneDNN was set in the environment before import; XLA and steps_per_execution take
-        effect in compile()."""
-        self.settings = dict(requested)
+    runtime = "tensorflow"
 
     def settings_report(self) -> dict[str, Any]:
         """Every setting as read back from TensorFlow and the compiled Keras model."""
@@ -116,11 +62,7 @@ class TensorFlowBackend:
             ),
             "flush_denormal": float((x * y).numpy()[0]) == 0.0,
         }
-        for key, value in self.settings.items():
-            if value is not None and key in report and report[key] != value:
-                raise settings.SettingError(
-                    f"backend.{key}={value} requested, {report[key]} in effect"
-                )
+        check_requested(self.settings, report)
         return report
 
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
@@ -163,68 +105,12 @@ class TensorFlowBackend:
             },
         }
 
-    def seed(self, seed: int) -> None:
-        keras.utils.set_random_seed(seed)
-
     def check_device(self, device: str) -> None:
         if device == "cuda" and not tf.config.list_physical_devices("GPU"):
             raise RuntimeError(
                 "device=cuda but tensorflow sees no GPU (tensorflow-cpu installed; "
                 "see README 'GPU installation')"
             )
-
-    def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> keras.Model:
-        with tf.device("/GPU:0" if device == "cuda" else "/CPU:0"):
-            return models.get(model_name).keras_model(**model_cfg["arch"])
-
-    def count_params(self, model: keras.Model) -> int:
-        return int(model.count_params())
-
-    def export_weights(self, model: keras.Model, model_name: str) -> dict[str, np.ndarray]:
-        """Canonical weights: '<layer>/<weight>' in Keras' own layout."""
-        prefix = model.name + "/"
-        return {v.path.removeprefix(prefix): np.asarray(v.numpy()) for v in model.weights}
-
-    def import_weights(self, model: keras.Model, model_name: str, weights: dict[str, np.ndarray]):
-        prefix = model.name + "/"
-        for v in model.weights:
-            v.assign(weights[v.path.removeprefix(prefix)])
-
-    def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
-        self._model = model
-        xla = self.settings.get("xla")
-        # Keras' own default is jit_compile="auto", which it resolves to off on CPU-only machines.
-        engine = {
-            "jit_compile": "auto" if xla is None else xla,
-            "steps_per_execution": self.settings.get("steps_per_execution") or 1,
-        }
-        module = models.get(model_cfg["name"])
-        loss = KERAS_LOSS[module.OUTPUT]
-        heads = model_cfg.get("loss_weights")
-        if heads:  # one loss per head, weighted; accuracy of the primary head only
-            model.compile(
-                optimizer=make_optimizer(model_cfg["optimizer"]),
-                loss={head: loss for head in heads},
-                loss_weights=dict(heads),
-                metrics={module.PRIMARY_OUTPUT: ["accuracy"]},
-                **engine,
-            )
-            return
-        model.compile(
-            optimizer=make_optimizer(model_cfg["optimizer"]),
-            loss=loss,
-            metrics=["accuracy"],
-            **engine,
-        )
-
-    def make_step(self, model: keras.Model, model_cfg: dict[str, Any]):
-        """One training step through Keras' compiled train_step (what fit runs per batch)."""
-        self.compile(model, model_cfg)
-
-        def step(x: np.ndarray, y: np.ndarray) -> float:
-            return float(model.train_on_batch(x, _targets(model_cfg, y), return_dict=True)["loss"])
-
-        return step
 
     def train(
         self,
@@ -240,9 +126,9 @@ class TensorFlowBackend:
         # hooks once per call: each clock tick then spans N steps.
         clock.steps_per_tick = int(model.steps_per_execution)
         history = History()
-        augment = tensorflow_augment.make_augment(model_cfg.get("augment"), plan.seed)
+        augment = keras_augment.make_augment(model_cfg.get("augment"), plan.seed)
         callbacks = [
-            _ClockCallback(clock, history, progress, _metric_prefix(model_cfg), plan.validate)
+            ClockCallback(clock, history, progress, metric_prefix(model_cfg), plan.validate)
         ]
         steps_per_epoch = plan.steps_per_epoch
         if plan.steps_per_epoch % clock.steps_per_tick:
@@ -258,17 +144,8 @@ class TensorFlowBackend:
         else:
             batches = self._batches(data, plan, augment)
         if model_cfg.get("loss_weights"):  # a dict of per-head labels; no data is copied
-            batches = batches.map(lambda x, y: (x, _targets(model_cfg, y)))
-        validation = (
-            {
-                "validation_data": (data.x_test, _targets(model_cfg, data.y_test)),
-                "validation_batch_size": plan.batch_size,
-                "validation_steps": plan.eval_steps,
-                "validation_freq": plan.validation_epochs(),  # the epochs torch validates on
-            }
-            if plan.validate
-            else {}
-        )
+            batches = batches.map(lambda x, y: (x, targets(model_cfg, y)))
+        validation = self.validation(model_cfg, data, plan)
         model.fit(
             batches,
             epochs=plan.epochs,
@@ -303,7 +180,7 @@ class TensorFlowBackend:
             num_parallel_calls=tf.data.AUTOTUNE,
             deterministic=True,
         )
-        if augment is not None:  # training batches only (tensorflow_augment.py)
+        if augment is not None:  # training batches only (frameworks/keras/augment.py)
             # A sequential map: the layers' random state then advances in batch order, so a
             # seed gives the same augmented batches every run. Prefetch still overlaps it.
             batches = batches.map(lambda xb, yb: (augment(xb, training=True), yb))
@@ -323,9 +200,3 @@ class TensorFlowBackend:
                 tf.linalg.matmul(a, b)[0, 0].numpy()
                 best = max(best, 2 * size**3 / max(time.perf_counter_ns() - t0, 1))
         return best
-
-    def predict(self, model: keras.Model, model_name: str, x: np.ndarray) -> np.ndarray:
-        out = model(x, training=False)
-        if isinstance(out, dict):  # several heads: the primary one is the prediction
-            out = out[models.get(model_name).PRIMARY_OUTPUT]
-        return np.asarray(out)

@@ -15,9 +15,19 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import optimizer_formula, settings, torch_augment, torch_optimizers, weight_layout
-from frameworks.base import History, ThreadMismatchError, ThreadReport, TrainPlan
+from frameworks import optimizer_formula, settings
+from frameworks.base import (
+    Backend,
+    History,
+    ThreadMismatchError,
+    ThreadReport,
+    TrainPlan,
+    TrainStep,
+)
 from frameworks.timing import RunClock
+from frameworks.torch_native import augment as torch_augment
+from frameworks.torch_native import optimizers as torch_optimizers
+from frameworks.torch_native import weight_layout
 
 
 def _native_pools() -> list[dict[str, Any]]:
@@ -33,7 +43,7 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
     `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
-    (frameworks/torch_optimizers.py); torch's RMSprop and Adadelta already compute it.
+    (frameworks/torch_native/optimizers.py); torch's RMSprop and Adadelta already compute it.
     """
     name = spec["name"]
     # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
@@ -131,27 +141,30 @@ class Objective:
         return (logits.argmax(dim=-1) == y).sum()
 
 
-class TorchBackend:
+def configure_torch_threads(intra_op: int, inter_op: int) -> ThreadReport:
+    """torch's pools set and read back; Keras on torch shares them (keras/on_torch.py)."""
+    torch.set_num_threads(intra_op)
+    # set_num_interop_threads may only be called before any inter-op work has started; the
+    # worker calls this right after import, so it holds.
+    torch.set_num_interop_threads(inter_op)
+    report = ThreadReport(torch.get_num_threads(), torch.get_num_interop_threads(), _native_pools())
+    if (report.intra_op, report.inter_op) != (intra_op, inter_op):
+        raise ThreadMismatchError(
+            f"torch runs intra-op {report.intra_op}, inter-op {report.inter_op}; "
+            f"requested {intra_op}, {inter_op}"
+        )
+    omp = [p["num_threads"] for p in report.native_pools if p["user_api"] == "openmp"]
+    if any(n != intra_op for n in omp):
+        raise ThreadMismatchError(f"OpenMP pools run {omp} threads; requested {intra_op}")
+    return report
+
+
+class TorchBackend(Backend):
     name = "torch"
     settings: dict[str, Any] = {}  # noqa: RUF012 -- replaced per run by apply_settings
 
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
-        torch.set_num_threads(intra_op)
-        # set_num_interop_threads may only be called before any inter-op work has started; the
-        # worker calls this right after import, so it holds.
-        torch.set_num_interop_threads(inter_op)
-        report = ThreadReport(
-            torch.get_num_threads(), torch.get_num_interop_threads(), _native_pools()
-        )
-        if (report.intra_op, report.inter_op) != (intra_op, inter_op):
-            raise ThreadMismatchError(
-                f"torch runs intra-op {report.intra_op}, inter-op {report.inter_op}; "
-                f"requested {intra_op}, {inter_op}"
-            )
-        omp = [p["num_threads"] for p in report.native_pools if p["user_api"] == "openmp"]
-        if any(n != intra_op for n in omp):
-            raise ThreadMismatchError(f"OpenMP pools run {omp} threads; requested {intra_op}")
-        return report
+        return configure_torch_threads(intra_op, inter_op)
 
     def apply_settings(self, requested: dict[str, Any]) -> None:
         """Process-wide switches now; compile and fused optimizers when training starts."""
@@ -226,12 +239,25 @@ class TorchBackend:
         state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
         return weight_layout.torch_state_to_canonical(models.get(model_name).LAYERS, state)
 
-    def import_weights(self, model: nn.Module, model_name: str, weights: dict[str, np.ndarray]):
+    def import_weights(
+        self, model: nn.Module, model_name: str, weights: dict[str, np.ndarray]
+    ) -> None:
         state = weight_layout.canonical_to_torch_state(models.get(model_name).LAYERS, weights)
         model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()}, strict=False)
 
-    def make_step(self, model: nn.Module, model_cfg: dict[str, Any]):
-        """One training step, the same code the benchmark loop and the parity tests run."""
+    def make_step(self, model: nn.Module, model_cfg: dict[str, Any]) -> TrainStep:
+        """tensor_step on numpy batches, returning the loss as a float (parity's view)."""
+        step, _ = self.tensor_step(model, model_cfg)
+
+        def numpy_step(x: np.ndarray, y: np.ndarray) -> float:
+            as_tensor = (torch.from_numpy(np.ascontiguousarray(a)) for a in (x, y))
+            return float(step(*as_tensor)[0].item())
+
+        return numpy_step
+
+    def tensor_step(self, model: nn.Module, model_cfg: dict[str, Any]):
+        """One training step on tensors -> (loss, logits), and the objective that scores it: the
+        same code the benchmark loop, the profiler and the parity tests run."""
         objective = Objective.for_model(model_cfg)
         optimizer, schedule = make_optimizer(
             model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
@@ -263,8 +289,28 @@ class TorchBackend:
         return step, objective
 
     def optimizer_and_schedule(self):
-        """The optimizer and learning-rate schedule of the last make_step (parity reads them)."""
+        """The optimizer and learning-rate schedule of the last make_step."""
         return self._optimizer, self._schedule
+
+    def learning_rates(self, steps: list[int]) -> list[float]:
+        """The scheduler moved to each step and back (torch has no read-only query)."""
+        import warnings
+
+        optimizer, schedule = self._optimizer, self._schedule
+        if schedule is None:
+            return [float(optimizer.param_groups[0]["lr"])] * len(steps)
+        saved = schedule.last_epoch, [g["lr"] for g in optimizer.param_groups]
+        rates = []
+        with warnings.catch_warnings():  # "scheduler.step() before optimizer.step()"
+            warnings.simplefilter("ignore")
+            for t in steps:
+                schedule.last_epoch = t - 1
+                schedule.step()
+                rates.append(float(optimizer.param_groups[0]["lr"]))
+        schedule.last_epoch = saved[0]
+        for group, lr in zip(optimizer.param_groups, saved[1], strict=True):
+            group["lr"] = lr
+        return rates
 
     def train(
         self,
@@ -278,7 +324,7 @@ class TorchBackend:
         device = torch.device(plan.device)
         # A sync point: CUDA kernels are queued asynchronously, so the clock must wait for them.
         sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-        step, objective = self.make_step(model, model_cfg)
+        step, objective = self.tensor_step(model, model_cfg)
         augment = torch_augment.make_augment(model_cfg.get("augment"), plan.seed, device)
         x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
         x_test, y_test = (torch.from_numpy(a).to(device) for a in (data.x_test, data.y_test))
@@ -295,7 +341,7 @@ class TorchBackend:
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
                 x, y = x_train[idx], y_train[idx]
-                if augment is not None:  # training batches only (torch_augment.py)
+                if augment is not None:  # training batches only (torch_native/augment.py)
                     x = augment(x)
                 loss, logits = step(x, y)
                 loss_sum += loss * len(y)

@@ -14,14 +14,21 @@ from __future__ import annotations
 from typing import Any
 
 import keras
-import tensorflow as tf
 from keras import ops
 
 from frameworks import optimizer_formula
 
 
 def _sum_duplicate_rows(grad):
-    """A sparse gradient with each row once, its duplicates summed; anything else unchanged."""
+    """A sparse gradient with each row once, its duplicates summed; anything else unchanged.
+
+    Only Keras on TensorFlow hands optimizers sparse gradients (tf.IndexedSlices); on torch and
+    JAX an Embedding's gradient is a dense tensor, every row's lookups already summed.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return grad
+    import tensorflow as tf
+
     if not isinstance(grad, tf.IndexedSlices):
         return grad
     rows, position = tf.unique(grad.indices)

@@ -1,0 +1,323 @@
+"""What every Keras 3 runtime shares: the same `keras_model` builders (models/<name>.py), compile
+and `model.fit`, the same optimizers (frameworks/keras/optimizers.py), canonical weights in
+Keras' own layout, and the learning rate read back from the optimizer.
+
+A runtime adapter (frameworks/keras/on_tensorflow.py, on_torch.py, on_jax.py)
+adds only what differs between runtimes: thread control, build facts, settings, the matmul probe
+and, for TensorFlow, its tf.data input pipeline. Keras picks its runtime once, at import, from
+KERAS_BACKEND: the registry entry sets it before the adapter module loads, and the adapter
+refuses to run on another one.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep C++ info logs out of the progress
+import keras
+
+import models
+from benchdata import Dataset
+from frameworks import settings as settings_module
+from frameworks.base import Backend, History, TrainPlan, TrainStep
+from frameworks.keras.augment import make_augment
+from frameworks.keras.optimizers import make_optimizer
+from frameworks.timing import RunClock
+
+KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
+
+
+def targets(model_cfg: dict[str, Any], y):
+    """Labels as fit expects them: one entry per head for a model with several (conf
+    `loss_weights`; textgen's main and aux heads both predict the next character)."""
+    heads = model_cfg.get("loss_weights")
+    return {head: y for head in heads} if heads else y
+
+
+def metric_prefix(model_cfg: dict[str, Any]) -> str:
+    """Keras logs a multi-output model's metrics per head: 'main_accuracy'."""
+    if not model_cfg.get("loss_weights"):
+        return ""
+    return models.get(model_cfg["name"]).PRIMARY_OUTPUT + "_"
+
+
+class ClockCallback(keras.callbacks.Callback):
+    """Forwards Keras' epoch/batch events to the run clock; each hook is one clock read."""
+
+    def __init__(
+        self,
+        clock: RunClock,
+        history: History,
+        progress,
+        metric_prefix: str = "",
+        validating: bool = True,
+    ):
+        super().__init__()
+        self.clock, self.history, self.progress = clock, history, progress
+        self.acc = metric_prefix + "accuracy"
+        self.validating = validating  # the plan validates on some epochs
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.clock.epoch_begin()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.clock.step_end()
+
+    def on_test_begin(self, logs=None):
+        self.clock.validation_begin()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.clock.epoch_end()
+        h = self.history
+        h.loss.append(float(logs["loss"]))
+        h.accuracy.append(float(logs[self.acc]))
+        if "val_loss" in logs:  # absent when the model trains without validation
+            h.val_loss.append(float(logs["val_loss"]))
+            h.val_accuracy.append(float(logs["val_" + self.acc]))
+        elif self.validating:  # an epoch between validations (validation_freq): no value
+            h.val_loss.append(None)
+            h.val_accuracy.append(None)
+        if self.progress is not None:
+            self.progress(epoch, h)
+
+
+class SharedOrderBatches(keras.utils.PyDataset):
+    """The training batches in twinbench's shared order (TrainPlan.orders), one epoch per pass.
+
+    What Keras' array adapter does for fit(x, y, shuffle=True), gathering each batch of numpy
+    arrays by a permutation, but with the permutation every backend uses instead of its own.
+    workers=1 without multiprocessing: Keras then reads the batches in the training thread,
+    one at a time, as it does for numpy arrays on the torch and JAX runtimes.
+    """
+
+    def __init__(self, data: Dataset, plan: TrainPlan, model_cfg: dict[str, Any], augment=None):
+        super().__init__(workers=1, use_multiprocessing=False)
+        self.x, self.y, self.plan, self.model_cfg = data.x_train, data.y_train, plan, model_cfg
+        self.augment, self.epoch = augment, 0
+
+    def __len__(self) -> int:
+        return self.plan.steps_per_epoch
+
+    def __getitem__(self, i: int):
+        bs = self.plan.batch_size
+        if i >= self.plan.steps_per_epoch:  # a look past the epoch's end (EpochSelector)
+            raise IndexError(i)
+        idx = self.plan.orders[self.epoch][i * bs : (i + 1) * bs]
+        x, y = self.x[idx], self.y[idx]
+        if self.augment is not None:  # training batches only (frameworks/keras/augment.py)
+            x = keras.ops.convert_to_numpy(self.augment(x, training=True))
+        return x, targets(self.model_cfg, y)
+
+
+class EpochSelector(keras.callbacks.Callback):
+    """Names the epoch whose order SharedOrderBatches reads: Keras starts an epoch's iteration
+    after on_epoch_begin (counting its own on_epoch_end calls would not do: Keras' torch
+    data loader asks for a batch past the epoch's last before it ends)."""
+
+    def __init__(self, batches: SharedOrderBatches):
+        super().__init__()
+        self.batches = batches
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.batches.epoch = epoch
+
+
+class KerasBackend(Backend):
+    """Keras 3 on the runtime named by `runtime` (keras.backend.backend())."""
+
+    runtime: str
+    settings: dict[str, Any] = {}  # noqa: RUF012 -- replaced per run by apply_settings
+    _model = None
+
+    def __init__(self) -> None:
+        if keras.backend.backend() != self.runtime:
+            raise RuntimeError(
+                f"backend {self.name} needs Keras on {self.runtime}, but Keras loaded "
+                f"{keras.backend.backend()} (KERAS_BACKEND={os.environ.get('KERAS_BACKEND')}); "
+                "set it before keras is imported"
+            )
+
+    # ---------------------------------------------------------------- settings
+
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """jit_compile/xla and steps_per_execution take effect in compile()."""
+        self.settings = dict(requested)
+
+    def engine(self) -> dict[str, Any]:
+        """compile()'s engine arguments from the settings; null = Keras' own default."""
+        jit = self.settings.get("jit_compile", self.settings.get("xla"))
+        return {
+            # Keras' default "auto" is off on CPU for TensorFlow and torch, on for JAX.
+            "jit_compile": "auto" if jit is None else jit,
+            "steps_per_execution": self.settings.get("steps_per_execution") or 1,
+        }
+
+    def compiled_settings(self) -> dict[str, Any]:
+        """What the compiled model runs with, read back from it."""
+        m = self._model
+        return {
+            "jit_compile": bool(m.jit_compile) if m is not None else None,
+            "steps_per_execution": int(m.steps_per_execution) if m is not None else None,
+        }
+
+    def settings_report(self) -> dict[str, Any]:
+        report = self.compiled_settings()
+        check_requested(self.settings, report)
+        return report
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "framework": self.name,
+            "version": keras.__version__,
+            "keras_version": keras.__version__,
+            "keras_backend": keras.backend.backend(),
+        }
+
+    def seed(self, seed: int) -> None:
+        keras.utils.set_random_seed(seed)
+
+    # ---------------------------------------------------------------- the model
+
+    def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> keras.Model:
+        builder = models.get(model_name).keras_model
+        if device == "cpu":  # the runtimes' default device; an explicit "cpu:0" scope makes
+            # Keras-on-torch move its integer seed variables off their torch Parameter (2.13)
+            return builder(**model_cfg["arch"])
+        with keras.device("gpu:0"):
+            return builder(**model_cfg["arch"])
+
+    def count_params(self, model: keras.Model) -> int:
+        return int(model.count_params())
+
+    def export_weights(self, model: keras.Model, model_name: str) -> dict[str, np.ndarray]:
+        """Canonical weights: '<layer>/<weight>' in Keras' own layout."""
+        prefix = model.name + "/"
+        return {
+            v.path.removeprefix(prefix): np.array(keras.ops.convert_to_numpy(v.value))
+            for v in model.weights
+        }
+
+    def import_weights(
+        self, model: keras.Model, model_name: str, weights: dict[str, np.ndarray]
+    ) -> None:
+        prefix = model.name + "/"
+        for v in model.weights:
+            v.assign(weights[v.path.removeprefix(prefix)])
+
+    def predict(self, model: keras.Model, model_name: str, x: np.ndarray) -> np.ndarray:
+        out = model(x, training=False)
+        if isinstance(out, dict):  # several heads: the primary one is the prediction
+            out = out[models.get(model_name).PRIMARY_OUTPUT]
+        return np.asarray(keras.ops.convert_to_numpy(out))
+
+    # ---------------------------------------------------------------- training
+
+    def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
+        self._model = model
+        module = models.get(model_cfg["name"])
+        loss = KERAS_LOSS[module.OUTPUT]
+        heads = model_cfg.get("loss_weights")
+        if heads:  # one loss per head, weighted; accuracy of the primary head only
+            model.compile(
+                optimizer=make_optimizer(model_cfg["optimizer"]),
+                loss={head: loss for head in heads},
+                loss_weights=dict(heads),
+                metrics={module.PRIMARY_OUTPUT: ["accuracy"]},
+                **self.engine(),
+            )
+            return
+        model.compile(
+            optimizer=make_optimizer(model_cfg["optimizer"]),
+            loss=loss,
+            metrics=["accuracy"],
+            **self.engine(),
+        )
+
+    def make_step(self, model: keras.Model, model_cfg: dict[str, Any]) -> TrainStep:
+        """One training step through Keras' compiled train_step (what fit runs per batch)."""
+        self.compile(model, model_cfg)
+
+        def step(x: np.ndarray, y: np.ndarray) -> float:
+            logs = model.train_on_batch(x, targets(model_cfg, y), return_dict=True)
+            return float(logs["loss"])
+
+        return step
+
+    def learning_rates(self, steps: list[int]) -> list[float]:
+        optimizer = self._model.optimizer
+        saved = int(keras.ops.convert_to_numpy(optimizer.iterations.value))
+        rates = []
+        for t in steps:
+            optimizer.iterations.assign(t)
+            rate = optimizer._get_current_learning_rate()
+            rates.append(float(keras.ops.convert_to_numpy(rate)))
+        optimizer.iterations.assign(saved)
+        return rates
+
+    def train(
+        self,
+        model: keras.Model,
+        model_cfg: dict[str, Any],
+        data: Dataset,
+        plan: TrainPlan,
+        clock: RunClock,
+        progress=None,
+    ) -> History:
+        """model.fit over the shared batch order (SharedOrderBatches)."""
+        self.compile(model, model_cfg)
+        clock.steps_per_tick = int(model.steps_per_execution)
+        history = History()
+        batches = SharedOrderBatches(
+            data, plan, model_cfg, make_augment(model_cfg.get("augment"), plan.seed)
+        )
+        callbacks = [
+            EpochSelector(batches),
+            ClockCallback(clock, history, progress, metric_prefix(model_cfg), plan.validate),
+        ]
+        model.fit(
+            batches,
+            epochs=plan.epochs,
+            shuffle=False,  # fit shuffles a PyDataset's batches by default; the order is shared
+            **self.validation(model_cfg, data, plan),
+            callbacks=callbacks,
+            verbose=0,
+        )
+        return history
+
+    @staticmethod
+    def validation(model_cfg: dict[str, Any], data: Dataset, plan: TrainPlan) -> dict[str, Any]:
+        if not plan.validate:
+            return {}
+        return {
+            "validation_data": (data.x_test, targets(model_cfg, data.y_test)),
+            "validation_batch_size": plan.batch_size,
+            "validation_steps": plan.eval_steps,
+            "validation_freq": plan.validation_epochs(),  # the epochs torch validates on
+        }
+
+    def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
+        """Best float32 GFLOP/s of square matmuls through keras.ops on this runtime."""
+        import time
+
+        ops = keras.ops
+        a, b = (keras.random.normal((size, size), seed=i) for i in range(2))
+        ops.convert_to_numpy(ops.matmul(a, b)[0, 0])  # warm-up: pools, kernel selection
+        best, deadline = 0.0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            t0 = time.perf_counter_ns()
+            # Reading one element waits for an asynchronous runtime (JAX) to finish.
+            ops.convert_to_numpy(ops.matmul(a, b)[0, 0])
+            best = max(best, 2 * size**3 / max(time.perf_counter_ns() - t0, 1))
+        return best
+
+
+def check_requested(requested: dict[str, Any], report: dict[str, Any]) -> None:
+    """A setting requested (not null) and read back otherwise fails the run."""
+    for key, value in requested.items():
+        if value is not None and key in report and report[key] != value:
+            raise settings_module.SettingError(
+                f"backend.{key}={value} requested, {report[key]} in effect"
+            )

@@ -1,0 +1,42 @@
+"""Keras 3 on PyTorch (KERAS_BACKEND=torch): the Keras models, compile and fit of
+frameworks/keras/common.py, run by torch's kernels and thread pools.
+
+Beside native torch (frameworks/torch_native/backend.py) it shows the Keras API's cost on the same
+runtime; beside Keras on TensorFlow and JAX, the runtime's effect under the same model code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+os.environ["KERAS_BACKEND"] = "torch"  # before keras loads; KerasBackend checks it took
+import torch
+
+from frameworks.base import ThreadReport
+from frameworks.keras.common import KerasBackend
+from frameworks.torch_native.backend import configure_torch_threads
+
+
+class KerasTorchBackend(KerasBackend):
+    name = "keras_torch"
+    runtime = "torch"
+
+    def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
+        """Keras' torch backend runs in torch's own pools: set and read back as native torch."""
+        return configure_torch_threads(intra_op, inter_op)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **super().describe(),
+            "version": torch.__version__,
+            "build": {
+                "mkldnn (oneDNN)": torch.backends.mkldnn.is_available(),
+                "mkl": torch.backends.mkl.is_available(),
+                "cuda": torch.version.cuda,
+            },
+        }
+
+    def check_device(self, device: str) -> None:
+        if device == "cuda" and not torch.cuda.is_available():
+            raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
