@@ -23,7 +23,7 @@ from analysis import records as records_module
 from analysis.errors import AnalysisError
 from analysis.report import after_sweep
 from analysis.table import failures, frame, load_results
-from twinbench import parity, planner, progress, slurm
+from twinbench import interleave, parity, planner, progress, slurm
 
 
 def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
@@ -66,7 +66,7 @@ class SweepSummary(Callback):
         swept = config.hydra.sweeper.get("params")
         params = OmegaConf.to_container(swept, resolve=True) if swept else {}
         self.jobs = sweep_size(list(config.hydra.overrides.task), params)
-        if "Interleaved" in str(config.hydra.sweeper.get("_target_")) and self.jobs:
+        if interleave.splits_repeats(config) and self.jobs:
             # Each repeat is its own job there (twinbench/interleave.py): known if not swept.
             repeats = config.get("repeats")
             given = [o for o in config.hydra.overrides.task if o.split("=")[0] == "repeats"]

@@ -93,7 +93,7 @@ def test_real_runs_budgets_sum_to_the_training_time(tiny_sweep):
 def test_the_sweep_summary_opens_with_the_verdict(tiny_sweep):
     proc, _ = tiny_sweep
     out = proc.stdout
-    assert "verdict (default settings of each framework):" in out
+    assert "verdict (default settings of each backend):" in out
     assert out.index("verdict (default") < out.index("report: ")
     # capped runs (max_steps): the steady-state step time leads, and the line says so
     assert "mlp cpu1:" in out and "max_steps=8" in out

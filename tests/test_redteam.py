@@ -205,7 +205,7 @@ CONFIG_ONLY = [
     (["model.optimizer.lr=-1"], "model.optimizer.lr must not be negative"),
     (["force=maybe"], "force must be true or false"),
     (["allow_parallel=2"], "allow_parallel must be true or false"),
-    (["repeats=0"], "repeats must be at least 1"),
+    (["repeats=0"], "repeats must be a whole number >= 1 or auto, got 0"),
     (["epochs=0"], "epochs must be at least 1"),
     (["max_steps=-1"], "max_steps must be at least 1"),
     (["cpus=0"], "cpus must be at least 1"),

@@ -127,7 +127,7 @@ def test_the_limit_is_measured_once_per_machine_cores_model_and_batch_size(tmp_p
     products = models.get("mlp").flop_products(**MLP)
     first = sol.speed_of_light("Test CPU", 2, "mlp", products, 128, **kw)
     n = len(calls)
-    assert first["cached"] is False and n == 3 and first["sol_step_s"] > 0
+    assert first["cached"] is False and n == len(sol.peak.LIBRARIES) and first["sol_step_s"] > 0
     again = sol.speed_of_light("Test CPU", 2, "mlp", products, 128, **kw)
     assert again["cached"] is True and len(calls) == n
     assert again["sol_step_s"] == first["sol_step_s"]

@@ -34,7 +34,7 @@ def test_parity_says_which_half_it_is_running_and_is_silent_when_quiet(caplog, m
     with pytest.raises(RuntimeError, match="tensorflow parity stage for mlp failed"):
         parity._run_stages("mlp", {})
     assert status_lines(caplog, "parity:") == [
-        "parity: mlp: tensorflow half (its own process: import, build, train a few steps)..."
+        "parity: mlp: tensorflow stage (its own process: import, build, train a few steps)..."
     ]
     caplog.clear()
     monkeypatch.setattr(parity, "check", lambda name: parity._run_stages(name, {}))

@@ -16,6 +16,7 @@ first round, whole, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 SLOT_KEY = "repeat_slot"  # the job override that makes a job measure one repeat of its config
 
@@ -24,6 +25,18 @@ SLOT_KEY = "repeat_slot"  # the job override that makes a job measure one repeat
 class Job:
     overrides: tuple[str, ...]
     repeats: int | None  # None: repeats=auto, measured whole
+
+
+def splits_repeats(config: Any) -> bool:
+    """Whether this sweep runs every repeat as its own job: under the interleaved sweeper and a
+    launcher that runs jobs one after another (Hydra's basic one). A launcher that runs jobs at
+    once (submitit on Slurm) decides their order itself, so there a configuration's repeats stay
+    in one job, measured back to back as with `hydra/sweeper=basic`."""
+    from omegaconf import OmegaConf
+
+    sweeper = str(OmegaConf.select(config, "hydra.sweeper._target_", default=""))
+    launcher = str(OmegaConf.select(config, "hydra.launcher._target_", default=""))
+    return sweeper.endswith("InterleavedSweeper") and launcher.endswith(".BasicLauncher")
 
 
 def _is_framework(override: str) -> bool:

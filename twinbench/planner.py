@@ -188,6 +188,8 @@ def history(roots: list[Path], machine: str) -> History:
                 record = results.read(path)
             except (OSError, ValueError):
                 continue
+            if not isinstance(record, dict):  # another tool's file of that name: not a record
+                continue
             env = record.get("environment") or {}
             wall = _wall_s(record)
             if record.get("status") != "ok" or env.get("fingerprint") != machine or not wall:

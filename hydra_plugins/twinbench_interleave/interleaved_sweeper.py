@@ -13,8 +13,10 @@ from omegaconf import OmegaConf
 
 class InterleavedSweeper(BasicSweeper):
     def split_arguments(self, overrides: list, max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
-        from twinbench.interleave import Job, interleave
+        from twinbench.interleave import Job, interleave, splits_repeats
 
+        if not splits_repeats(self.config):  # a parallel launcher: Hydra's plain product
+            return BasicSweeper.split_arguments(overrides, max_batch_size)
         batches = BasicSweeper.split_arguments(overrides, None)
         jobs = [Job(tuple(o), self._repeats(o)) for o in (batches[0] if batches else [])]
         ordered = interleave(jobs)
