@@ -64,8 +64,13 @@ def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
     if math.isnan(ratio):
         return f"no {metric} to compare"
     side, factor = _faster(row, ratio)
-    name = _names(row)[side]
-    return f"{name} faster by {factor:.2f}x on {metric} ({_interval(row, prefix)})"
+    names = _names(row)
+    slower = row["other"] if side == row["reference"] else row["reference"]
+    # Both sides named: with more than two backends a cell has one line per other backend.
+    return (
+        f"{names[side]} faster than {names[slower]} by {factor:.2f}x on {metric} "
+        f"({_interval(row, prefix)})"
+    )
 
 
 def _budget(configs: pd.DataFrame, label: str, workload: str) -> dict[str, float] | None:

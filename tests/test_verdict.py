@@ -42,7 +42,9 @@ def test_a_capped_run_whose_verdicts_disagree_gets_the_explanation_line(tmp_path
     (v,) = verdict.verdicts(runs)
     # Capped: the steady-state step time leads (TensorFlow 10/8 = 1.25x faster per step) ...
     assert v.metric == "steady-state step time"
-    assert v.line.startswith(f"mlp cpu2: {TF} faster by 1.25x on steady-state step time")
+    assert v.line.startswith(
+        f"mlp cpu2: {TF} faster than {TORCH} by 1.25x on steady-state step time"
+    )
     assert f"{TORCH} faster" in v.line and "max_steps=20" in v.line
     # ... and TensorFlow's 2 s first step makes torch win on training time: said, with the cause.
     share = 2.0 / (2.0 + 0.0625 + 18 * 0.008 + 0.125)
@@ -59,7 +61,7 @@ def test_agreeing_verdicts_get_no_explanation_and_full_runs_lead_with_training_t
     (v,) = verdict.verdicts(runs)
     assert v.disagreement is None
     assert v.metric == "training time"
-    assert v.line.startswith(f"mlp cpu2: {TF} faster by")
+    assert v.line.startswith(f"mlp cpu2: {TF} faster than {TORCH} by")
     assert "the 2017 figure leads" in v.line
 
 
