@@ -21,7 +21,7 @@ from frameworks import registry
 
 # The backend every other one is compared with when the user names none: the hand-written
 # loop on its own runtime is the least-abstracted baseline.
-DEFAULT_REFERENCE = "torch"
+DEFAULT_REFERENCE = registry.REPORT_REFERENCE
 
 # Line and marker colours, one per backend in `order`; then grey for any beyond.
 PALETTE = ("#e6550d", "#3182bd", "#31a354", "#756bb1", "#636363", "#d6616b")

@@ -21,10 +21,11 @@ from typing import Any
 from analysis import backends
 from analysis.errors import AnalysisError
 from analysis.records import canonical, settings_label, short_hash
+from frameworks import registry
 
 SOURCE = "2017 logs"
 # The 2017 benchmark ran Keras 2 on TensorFlow only: its file names and this backend say so.
-BACKEND = "tensorflow"
+BACKEND = registry.LEGACY_2017
 SUFFIX = f"_{BACKEND}.csv"
 BUILDS = {"cpu-pip": ("pip", "pip"), "cpu-compiled": ("compiled", "cmp")}
 PLATFORMS = ("cpu8", "cpu16", "cpu32", "cpu64")

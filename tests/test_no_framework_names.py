@@ -27,10 +27,7 @@ NAMES = sorted(
     reverse=True,
 )  # fmt: skip
 # (file, name): why that file may say it. Keep this short; each entry is a decision.
-ALLOWED = {
-    ("analysis/backends.py", "torch"): "DEFAULT_REFERENCE: the analysis CLI's default reference",
-    ("analysis/legacy.py", "tensorflow"): "the 2017 logs are TensorFlow's (file names say so)",
-}
+ALLOWED: dict[tuple[str, str], str] = {}  # the defaults live in frameworks/registry.py
 
 WORD = "|".join(re.escape(n) for n in NAMES)
 # A name used as code inside a string: the whole string, or joined to an identifier or a list
