@@ -165,30 +165,14 @@ def chart(rows: pd.DataFrame, workload: str) -> Figure:
     with mpl.rc_context(charts.BASE_STYLE):
         ax.grid(False)
         ax.grid(axis="x", color="#e5e5e5")
-        ax.barh(range(len(rows)), rows["ratio"], color=[KIND_COLOURS[k] for k in rows["kind"]])
-        charts._interval_bars(
+        charts.ratio_bars(
             ax,
-            list(range(len(rows))),
             rows["ratio"],
             rows["ratio_ci_low"],
             rows["ratio_ci_high"],
-            horizontal=True,
+            labels,
+            [KIND_COLOURS[k] for k in rows["kind"]],
         )
-        for i, r in rows.iterrows():
-            if not math.isnan(r["ratio"]):
-                end = r["ratio_ci_high"] if not math.isnan(r["ratio_ci_high"]) else r["ratio"]
-                ax.annotate(
-                    f"{r['ratio']:.2f}x",
-                    (end, i),
-                    xytext=(4, 0),
-                    textcoords="offset points",
-                    va="center",
-                    fontsize=7,
-                )
-        ax.axvline(1.0, ls="--", color="#1a1a1a", lw=1)
-        ax.set_yticks(range(len(rows)), labels)
-        ax.invert_yaxis()
-        ax.xaxis.set_major_formatter(charts.TIMES)
         ax.set_xlabel("time of the backend / time of its base (above 1: the backend is slower)")
         ax.set_title(f"API and runtime effects: {workload}")
     return fig

@@ -89,6 +89,29 @@ def _interval_bars(
         ax.errorbar(at, m, yerr=err, fmt="none", ecolor="#333333", capsize=3, lw=1)
 
 
+def ratio_bars(ax, ratios, lows, highs, labels: list[str], colours) -> None:
+    """Horizontal bars of time ratios with their intervals, each labelled past its interval's
+    upper end, a dashed line at 1 and the rows top to bottom (the software-settings and
+    API/runtime charts)."""
+    at = list(range(len(labels)))
+    ax.barh(at, ratios, color=colours)
+    _interval_bars(ax, at, ratios, lows, highs, horizontal=True)
+    for i, (v, hi) in enumerate(zip(ratios, highs, strict=True)):
+        if not math.isnan(v):
+            ax.annotate(
+                f"{v:.2f}x",
+                (v if math.isnan(hi) else hi, i),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+            )
+    ax.axvline(1.0, ls="--", color="#1a1a1a", lw=1)
+    ax.set_yticks(at, labels)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(TIMES)
+
+
 def _bars(ax, rows: pd.DataFrame, value: str, title: str, ylabel: str) -> None:
     x = range(len(rows))
     heights = rows[value].fillna(0.0)
@@ -246,28 +269,14 @@ def software(se: pd.DataFrame, workload: str) -> Figure:
     with mpl.rc_context(BASE_STYLE):
         ax.grid(False)
         ax.grid(axis="x", color="#e5e5e5")
-        ax.barh(range(len(rows)), rows["time_ratio"], color="#74c476")
-        _interval_bars(
+        ratio_bars(
             ax,
-            list(range(len(rows))),
             rows["time_ratio"],
             rows["time_ratio_ci_low"],
             rows["time_ratio_ci_high"],
-            horizontal=True,
+            labels,
+            "#74c476",
         )
-        for i, v in enumerate(rows["time_ratio"]):
-            ax.annotate(
-                f"{v:.2f}x",
-                (v, i),
-                xytext=(4, 0),
-                textcoords="offset points",
-                va="center",
-                fontsize=7,
-            )
-        ax.axvline(1.0, ls="--", color="#1a1a1a", lw=1)
-        ax.set_yticks(range(len(rows)), labels)
-        ax.invert_yaxis()
-        ax.xaxis.set_major_formatter(TIMES)
         ax.set_xlabel("time with the setting / time with the default (below 1: the setting helps)")
         ax.set_title(f"Software settings: {workload}")
     return fig
