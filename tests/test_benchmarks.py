@@ -65,13 +65,16 @@ def test_first_epoch_is_left_out():
         pairs.steady([1.0])
 
 
-def test_every_2017_script_has_a_port_that_lists_its_changes():
+def test_every_workload_has_outside_code_on_both_backends_that_lists_its_changes():
+    assert set(outside.SETTINGS["keras_scripts"]) == set(outside.MODELS)
     for model, script in outside.SETTINGS["keras_scripts"].items():
         text = (PORTS / f"{script}.py").read_text()
-        assert "Changes from the published script" in text, script
+        assert "Changes from the published script" in text or model == "tl_mlp", script
+        assert "Changes from the tutorial" in text or model != "tl_mlp", script
         assert f'harness.arrays("{model}", b)' in text, script
-    assert outside.outside_cmd("tensorflow", "tl_mlp", 1, 2, None) is None  # no Keras script
-    assert "torch_examples" in " ".join(outside.outside_cmd("torch", "tl_mlp", 1, 2, None))
+    for model in outside.MODELS:
+        assert "torch_examples" in " ".join(outside.outside_cmd("torch", model, 1, 2, None))
+        assert outside.outside_cmd("tensorflow", model, 1, 2, None) is not None
 
 
 def test_tl_mlp_is_compared_with_the_outside_loop_doing_the_same_work():
@@ -97,8 +100,9 @@ def test_the_pytorch_examples_loop_trains_and_reports_epoch_times():
     assert result["validates"]
 
 
-def test_the_ported_keras_mlp_script_trains_and_reports_epoch_times():
-    result = run_port("benchmarks.ports.keras_mnist_mlp")
+@pytest.mark.parametrize("script", ["keras_mnist_mlp", "keras_tensorlayer_mnist_mlp"])
+def test_a_ported_keras_script_trains_and_reports_epoch_times(script):
+    result = run_port(f"benchmarks.ports.{script}")
     assert len(result["epoch_s"]) == 2 and result["validates"]
 
 
@@ -175,3 +179,41 @@ def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsy
     assert (
         "--budget-minutes must be a positive number" in err and "--epochs must be at least 2" in err
     )
+
+
+def test_step_pairs_times_both_loops_block_by_block_in_one_process(tmp_path):
+    out = tmp_path / "pairs.json"
+    cmd = ["benchmarks.step_pairs", "--model", "mlp", "--pairs", "2", "--block", "2"]
+    done = subprocess.run(
+        [sys.executable, "-m", *cmd, "--cpus", "1", "--out", str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert len(result["ours_step_s"]) == len(result["bare_step_s"]) == 2  # warm-up pair left out
+    assert all(t > 0 for t in result["ours_step_s"] + result["bare_step_s"])
+    assert result["ratio"]["n"] == 2 and result["verdict"].startswith("undecided")
+    too_long = subprocess.run(
+        [sys.executable, "-m", *cmd[:-1], "469", "--cpus", "1"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert too_long.returncode != 0 and "only 468 batches" in too_long.stderr
+
+
+def test_the_speed_table_comes_from_the_files_and_says_what_is_missing(tmp_path):
+    from benchmarks import table
+
+    row = {
+        "model": "cnn", "backend": "torch", "pairs": 6, "max_steps": 30, "trimmed": False,
+        "ratio": {"median": 0.9, "ci_low": 0.8, "ci_high": 0.95},
+        "verdict": "meets the goal (>= 98% of the other side's speed)",
+    }  # fmt: skip
+    older, newer = tmp_path / "old.json", tmp_path / "new.json"
+    older.write_text(json.dumps({"results": [{**row, "pairs": 3}]}))
+    newer.write_text(json.dumps({"results": [row]}))
+    text = table.table(table.rows_of([older, newer]), {})
+    assert "| cnn | torch | 0.900 [0.800, 0.950], meets the goal (6 pairs, 30 steps) |" in text
+    assert "| mlp | torch | not measured | not measured |" in text
+    assert len(text.splitlines()) == 2 + 2 * len(outside.MODELS)
+    with pytest.raises(SystemExit, match="not a file written by --out"):
+        table.rows_of([tmp_path / "missing.json"])
