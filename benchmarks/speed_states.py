@@ -1,0 +1,312 @@
+"""Is a slow stretch the software's or the machine's? Speed states in time, with and without
+a framework.
+
+    python -m benchmarks.speed_states probe [--seconds 60] [--chunk-ms 20] [--out F]
+    python -m benchmarks.speed_states steps <run or sweep folder> ... [--window 10]
+
+Software causes of a slow epoch (an array adapter's per-epoch shuffle, tf.data's autotuner, the
+garbage collector, page faults after huge pages were or were not granted) are tied to the
+program: to an epoch boundary, a process, or a framework. A machine cause (another tenant on the
+host's core or its SMT sibling, the host's frequency, the hypervisor) is tied to wall-clock
+time: it starts and ends anywhere, in any program.
+
+`probe` runs three fixed kernels in turn, in chunks of about `--chunk-ms`, on every allowed core
+at once (one pinned process per core, no framework): a pure-Python integer loop (the core alone,
+first-level cache), 64 MiB copies (main-memory bandwidth) and a 384x384 matrix product (the
+vector units, second-level cache). Per second it prints each kernel's median chunk time over its
+fast level. A slow state here cannot come from a framework, an allocator or a data pipeline;
+which kernels slow down says which shared resource the machine is short of.
+
+`steps` reads twinbench's per-step times (steps.json of each run folder) and splits each run
+into windows of `--window` steps; per run it prints the window medians epoch by epoch, and
+counts the changes between the fast and the slow state that fall inside an epoch against those
+at an epoch boundary. Changes inside epochs, at no fixed step, say the cause is not the
+training loop's structure.
+
+A window is slow when its median exceeds the run's (or core's) fast level, the 25th percentile
+of its window medians, by more than `--threshold` (default 15%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from twinbench import cpu
+
+SLOW_THRESHOLD = 0.15  # a state change worth a name: the modes seen here differ by 30-45%
+
+
+def fast_level(window_medians: Sequence[float]) -> float:
+    """The fast state's level: the 25th percentile of the window medians."""
+    return statistics.quantiles(window_medians, n=4, method="inclusive")[0]
+
+
+def slow_windows(window_medians: Sequence[float], threshold: float = SLOW_THRESHOLD) -> list[bool]:
+    level = fast_level(window_medians)
+    return [m > level * (1 + threshold) for m in window_medians]
+
+
+def windows(values: Sequence[float], size: int) -> list[float]:
+    """Medians of consecutive windows of `size` values (a short tail is dropped)."""
+    return [statistics.median(values[i : i + size]) for i in range(0, len(values) - size + 1, size)]
+
+
+def state_changes(
+    epochs: Sequence[Sequence[float]], size: int, threshold: float = SLOW_THRESHOLD
+) -> dict[str, Any]:
+    """Fast/slow changes between consecutive windows, inside epochs and at epoch boundaries.
+
+    The first window of the first epoch (compilation, cold caches) is left out."""
+    per_epoch = [windows(e, size) for e in epochs]
+    if per_epoch and per_epoch[0]:
+        per_epoch[0] = per_epoch[0][1:]
+    flat = [m for e in per_epoch for m in e]
+    if len(flat) < 4:
+        return {"windows": len(flat), "inside": 0, "boundary": 0, "slow_share": None}
+    slow = slow_windows(flat, threshold)
+    boundaries, at = set(), 0
+    for e in per_epoch[:-1]:
+        at += len(e)
+        boundaries.add(at)  # a change between window at-1 and at crosses an epoch boundary
+    inside = boundary = 0
+    for i in range(1, len(slow)):
+        if slow[i] != slow[i - 1]:
+            if i in boundaries:
+                boundary += 1
+            else:
+                inside += 1
+    return {
+        "windows": len(flat),
+        "fast_level": fast_level(flat),
+        "slow_share": sum(slow) / len(slow),
+        "inside": inside,
+        "boundary": boundary,
+        "window_medians": per_epoch,
+    }
+
+
+# ------------------------------------------------------------------------------- the probe
+
+KERNELS = ("spin", "stream", "gemm")  # the core alone; memory bandwidth; the vector units
+
+
+def _kernel(name: str):
+    """A fixed piece of work of each kind, made once, run many times."""
+    if name == "spin":  # pure Python integers: the core alone, all in the first-level cache
+
+        def spin(n: int) -> None:
+            x = 1
+            for _ in range(n):
+                x = (x * 1103515245 + 12345) & 0xFFFFFFFF
+
+        return spin
+    import numpy as np
+
+    if name == "stream":  # 64 MiB copies: main-memory bandwidth, shared with the host's tenants
+        a, b = np.ones(1 << 24, np.float32), np.empty(1 << 24, np.float32)
+
+        def stream(n: int) -> None:
+            for _ in range(n):
+                np.copyto(b, a)
+
+        return stream
+    a = np.ones((384, 384), np.float32)  # in the second-level cache: the vector units
+
+    def gemm(n: int) -> None:
+        for _ in range(n):
+            a @ a
+
+    return gemm
+
+
+def _calibrate(work, chunk_s: float) -> int:
+    """Repetitions for a chunk of about `chunk_s`, from the fastest of five timings."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        work(n)
+        if time.perf_counter() - t > chunk_s / 4:
+            break
+        n *= 2
+    fastest = min(_timed(work, n) for _ in range(5))
+    return max(1, round(n * chunk_s / fastest))
+
+
+def _timed(work, n: int) -> float:
+    t = time.perf_counter()
+    work(n)
+    return time.perf_counter() - t
+
+
+def _probe_core(core: int, seconds: float, chunk_s: float, queue: Any) -> None:
+    os.sched_setaffinity(0, {core})
+    work = {k: _kernel(k) for k in KERNELS}
+    reps = {k: _calibrate(work[k], chunk_s) for k in KERNELS}
+    start, stamps = time.perf_counter(), {k: [] for k in KERNELS}
+    while time.perf_counter() - start < seconds:
+        for k in KERNELS:  # in turn, so every kernel sees every second
+            t = time.perf_counter()
+            work[k](reps[k])
+            stamps[k].append((t - start, time.perf_counter() - t))
+    queue.put((core, stamps))
+
+
+def probe(seconds: float, chunk_ms: float, cores: Sequence[int]) -> dict[int, dict[str, list]]:
+    """(start s, duration s) of every chunk, per core and kernel, all cores at once."""
+    # One BLAS thread per probe (children inherit the environment; spawn starts them clean).
+    os.environ.update(
+        {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    )
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    workers = [
+        ctx.Process(target=_probe_core, args=(c, seconds, chunk_ms / 1000, queue), daemon=True)
+        for c in cores
+    ]
+    try:
+        for w in workers:
+            w.start()
+        out = dict(queue.get(timeout=seconds + 120) for _ in workers)
+        for w in workers:
+            w.join(timeout=10)
+        return out
+    finally:  # no probe outlives the command (Ctrl-C, a timeout)
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+
+
+def per_second(stamps: Sequence[tuple[float, float]]) -> list[float]:
+    """Median chunk duration in each whole second of the probe."""
+    buckets: dict[int, list[float]] = {}
+    for t, d in stamps:
+        buckets.setdefault(int(t), []).append(d)
+    return [statistics.median(buckets[s]) for s in sorted(buckets)]
+
+
+def steal_jiffies() -> int | None:
+    try:
+        return int(Path("/proc/stat").read_text().split()[8])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def run_probe(args: argparse.Namespace) -> dict[str, Any]:
+    cores = sorted(cpu.allowed_cpus())
+    steal0 = steal_jiffies()
+    raw = probe(args.seconds, args.chunk_ms, cores)
+    steal1 = steal_jiffies()
+    result: dict[str, Any] = {"cores": {}, "steal_jiffies": None}
+    if steal0 is not None and steal1 is not None:
+        result["steal_jiffies"] = steal1 - steal0
+    series = {(c, k): per_second(raw[c][k]) for c in cores for k in KERNELS}
+    levels = {key: fast_level(v) for key, v in series.items()}
+    slow = {key: slow_windows(v, args.threshold) for key, v in series.items()}
+    print(
+        f"per second, each kernel's median chunk over its fast level (* slow: > "
+        f"{1 + args.threshold:g}); kernels {', '.join(KERNELS)}"
+    )
+    for s in range(min(len(v) for v in series.values())):
+        cells = [
+            f"cpu{c} "
+            + " ".join(
+                f"{series[c, k][s] / levels[c, k]:4.2f}{'*' if slow[c, k][s] else ' '}"
+                for k in KERNELS
+            )
+            for c in cores
+        ]
+        print(f"  {s:4d} s  " + "   ".join(cells))
+    for c in cores:
+        result["cores"][c] = {}
+        for k in KERNELS:
+            flags = slow[c, k]
+            changes = sum(flags[i] != flags[i - 1] for i in range(1, len(flags)))
+            result["cores"][c][k] = {
+                "fast_level_s": levels[c, k],
+                "per_second_s": series[c, k],
+                "slow_share": sum(flags) / len(flags),
+                "state_changes": changes,
+            }
+            print(
+                f"cpu{c} {k:<6}: {levels[c, k] * 1e3:6.2f} ms a chunk at the fast level; slow "
+                f"in {sum(flags)} of {len(flags)} s, {changes} changes of state"
+            )
+    if result["steal_jiffies"] is not None:
+        print(f"steal time the guest saw meanwhile: {result['steal_jiffies']} jiffies")
+    return result
+
+
+# ------------------------------------------------------------------------- twinbench's steps
+
+
+def step_runs(paths: Sequence[Path]) -> list[Path]:
+    """Every folder holding a steps.json under the given run or sweep folders."""
+    found: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise SystemExit(f"{p}: no such folder; give a run or sweep folder of twinbench")
+        found += sorted(f.parent for f in p.rglob("steps.json"))
+    if not found:
+        raise SystemExit("no steps.json under the given folders: run twinbench first")
+    return found
+
+
+def run_steps(args: argparse.Namespace) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    inside = boundary = 0
+    for run in step_runs(args.folders):
+        data = json.loads((run / "steps.json").read_text())
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[data.get("unit", "ns")]
+        epochs = [[x * scale for x in e] for e in data["per_epoch"]]
+        c = state_changes(epochs, args.window, args.threshold)
+        result[str(run)] = c
+        if c["slow_share"] is None:
+            print(f"{run}: too few steps for windows of {args.window}")
+            continue
+        inside, boundary = inside + c["inside"], boundary + c["boundary"]
+        level = c["fast_level"]
+        epochs_text = " | ".join(
+            " ".join(f"{m / level:4.2f}" for m in e) for e in c["window_medians"]
+        )
+        print(f"{run}\n    {epochs_text}")
+        print(
+            f"    slow {c['slow_share']:.0%} of windows; changes inside epochs {c['inside']}, "
+            f"at epoch boundaries {c['boundary']}"
+        )
+    print(f"all runs: {inside} changes of state inside epochs, {boundary} at epoch boundaries")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    pr = sub.add_parser("probe", help="a framework-free loop on every core, in time")
+    pr.add_argument("--seconds", type=float, default=60)
+    pr.add_argument("--chunk-ms", type=float, default=20)
+    st = sub.add_parser("steps", help="twinbench's per-step times, window by window")
+    st.add_argument("folders", nargs="+", type=Path)
+    st.add_argument("--window", type=int, default=10, help="steps per window")
+    for q in (pr, st):
+        q.add_argument("--threshold", type=float, default=SLOW_THRESHOLD)
+        q.add_argument("--out", type=Path, help="write every figure to this JSON file")
+    args = p.parse_args(argv)
+    if args.command == "probe" and (args.seconds <= 0 or args.chunk_ms <= 0):
+        p.error("--seconds and --chunk-ms must be positive")
+    if args.command == "steps" and args.window < 1:
+        p.error("--window must be at least 1 step")
+    result = run_probe(args) if args.command == "probe" else run_steps(args)
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
