@@ -45,29 +45,41 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
     print(json.dumps({"epoch_s": epoch_s}))
 
 
-def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
+def torch_bare_step(module, cfg, x, y):
+    """The bare loop's training step on index batches of (x, y): the whole of its per-step work."""
     import torch
 
     from frameworks.torch_native.backend import Objective, make_optimizer
 
-    torch.set_num_threads(cpus)
-    torch.set_num_interop_threads(cpus)
     torch.manual_seed(0)
     model = module.torch_model(**cfg["arch"])
     loss_fn = Objective.for_model(cfg)
     optimizer, schedule = make_optimizer(model.parameters(), cfg["optimizer"])
     x, y = torch.from_numpy(x), torch.from_numpy(y)
+    model.train()
+
+    def step(idx) -> None:
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x[idx]), y[idx])
+        loss.backward()
+        optimizer.step()
+        if schedule is not None:
+            schedule.step()
+
+    return step
+
+
+def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
+    import torch
+
+    torch.set_num_threads(cpus)
+    torch.set_num_interop_threads(cpus)
+    step = torch_bare_step(module, cfg, x, y)
     times = []
     for _ in range(epochs):
-        model.train()
         start = time.perf_counter()
         for idx in torch.randperm(len(x)).split(bs):
-            optimizer.zero_grad(set_to_none=True)
-            loss = loss_fn(model(x[idx]), y[idx])
-            loss.backward()
-            optimizer.step()
-            if schedule is not None:
-                schedule.step()
+            step(idx)
         times.append(time.perf_counter() - start)
     return times
 

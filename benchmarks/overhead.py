@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             def theirs(backend=backend, model=model):
                 return bare(backend, model, args.cpus, args.steps, args.epochs)
 
-            meta = {"backend": backend, "model": model}
+            meta = {"backend": backend, "model": model, "steps": args.steps}
             rows.append(pairs.Row(f"{backend:<11}{model:<8}", ours, theirs, meta))
     results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
     pairs.write_out(args.out, args.cpus, results)
