@@ -21,3 +21,33 @@ time .venv/bin/python -m benchmarks.overhead --models mlp cnn --pairs 6 --steps 
 log "outside code, the other workloads, 60 steps, budget 10 min (issue 12)"
 time .venv/bin/python -m benchmarks.outside --models tl_mlp fasttext cifar10_cnn bilstm charlstm textgen --pairs 6 --epochs 3 --max-steps 60 --budget-minutes 10 --out $OUT/outside-rest.json
 log "all done"
+
+# ---- Second session, same day (quiet machine; logs quiet-2*.log, quiet-3.log, quiet-5.log).
+# quiet-2-aborted.log: the first start of the table, stopped after 5 pairs to check the
+# torch loop in one process (step_pairs, below); it was started again from the top.
+# During quiet-2.log's torch fasttext outside row, a stray diagnostic process ran for a few
+# seconds (started too early and killed); one pair of that row may have overlapped it.
+log "second session: speed table (issue 12)"
+P=".venv/bin/python -m"; OUT=measurements/2026-11-30
+$P benchmarks.overhead --models mlp --pairs 6 --steps 469 --epochs 3 --out $OUT/bare-mlp.json
+$P benchmarks.outside --models tl_mlp cifar10_cnn --pairs 6 --epochs 3 --max-steps 60 --out $OUT/outside-60a.json
+$P benchmarks.overhead --models cnn textgen --pairs 6 --steps 30 --epochs 3 --out $OUT/bare-30.json
+$P benchmarks.outside --models cnn --backends tensorflow --pairs 6 --epochs 3 --max-steps 30 --out $OUT/outside-cnn-tf.json
+$P benchmarks.outside --models textgen --pairs 6 --epochs 3 --max-steps 30 --out $OUT/outside-textgen.json
+$P benchmarks.overhead --models tl_mlp cifar10_cnn bilstm charlstm --pairs 6 --steps 60 --epochs 3 --out $OUT/bare-60.json
+$P benchmarks.outside --models bilstm charlstm --pairs 6 --epochs 3 --max-steps 60 --out $OUT/outside-60b.json
+$P benchmarks.outside --models fasttext --pairs 6 --epochs 3 --max-steps 6 --out $OUT/outside-fasttext.json
+$P benchmarks.overhead --models fasttext --pairs 6 --steps 6 --epochs 3 --out $OUT/bare-fasttext.json
+$P benchmarks.outside --models cnn --backends torch --pairs 6 --epochs 3 --max-steps 30 --out $OUT/outside-cnn-torch.json
+$P benchmarks.table --outside $OUT/outside-*.json --bare $OUT/bare-*.json
+log "second session: where the modes come from (issue 12)"
+$P benchmarks.speed_states probe --seconds 60 --chunk-ms 20 --out $OUT/speed-states-probe.json
+$P benchmarks.speed_states steps /work/measure/out/repeats-auto > $OUT/speed-states-steps-repeats-auto.txt
+log "second session: the torch loop in one process, repeats=auto with a stated target"
+$P benchmarks.step_pairs --model mlp --pairs 40 --block 50 --out $OUT/step-pairs-mlp.json
+$P benchmarks.step_pairs --model cnn --pairs 30 --block 10 --out $OUT/step-pairs-cnn.json
+.venv/bin/python run.py -m backend=torch,tensorflow model=mlp,cnn repeats=auto epochs=2 max_steps=100 measure.target_rel_width=0.30 measure.max_repeats=12 measure.peak_probe=false
+.venv/bin/python run.py -m backend=torch model=mlp repeats=auto epochs=3 measure.target_rel_width=0.10 measure.max_repeats=12 measure.peak_probe=false
+log "second session: TensorFlow bilstm, the one SLOWER row"
+PYTHONPATH=. .venv/bin/python $OUT/diag/keras_feed.py bilstm 60 4
+PYTHONPATH=. .venv/bin/python $OUT/diag/worker_state.py 2
