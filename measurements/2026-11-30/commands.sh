@@ -52,6 +52,6 @@ log "second session: TensorFlow bilstm, the one SLOWER row"
 PYTHONPATH=. .venv/bin/python $OUT/diag/keras_feed.py bilstm 60 4
 PYTHONPATH=. .venv/bin/python $OUT/diag/worker_state.py 2
 log "after the CI run: TensorFlow bilstm again (the SLOWER row)"
-PYTHONPATH=. .venv/bin/python /work/measure/diag/validate_inproc.py bilstm 60 4  # validate 2.18 s, none 2.05 s (median)
+PYTHONPATH=. .venv/bin/python $OUT/diag/validate_inproc.py bilstm 60 4  # validate 2.18 s, none 2.05 s (median)
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 4 --epochs 3 --max-steps 60 --out $OUT/recheck-outside-bilstm-tf-4pairs.json
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 6 --epochs 3 --max-steps 60 --out $OUT/rerun-outside-bilstm-tf.json
