@@ -50,24 +50,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure(model_name: str, pairs: int, block: int, cpus: int) -> dict[str, Any]:
+def measure(model_name: str, pair_count: int, block: int, cpus: int) -> dict[str, Any]:
     import numpy as np
 
-    from benchdata import fill_arch, load
-    from benchmarks import bare_loop
-    from benchmarks import pairs as pairs_module
+    from benchmarks import bare_loop, pairs
+    from benchmarks.ports import harness
     from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
     from twinbench import stats
-    from twinbench.parity import model_config
 
     backend = get_backend("torch")
     backend.configure_threads(cpus, cpus)
-    cfg = model_config(model_name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    data, cfg = harness.arrays(model_name, harness.Budget(cpus, max_steps=None, epochs=None))
     # No augmentation on either side: the bare loop has none (as in benchmarks/overhead.py).
-    cfg = {**fill_arch(cfg, data), "augment": None}
+    cfg = {**cfg, "augment": None}
     bs = cfg["batch_size"]
     module = __import__(f"models.{model_name}", fromlist=["x"])
     bare_step = bare_loop.torch_bare_step(module, cfg, data.x_train, data.y_train)
@@ -101,7 +98,7 @@ def measure(model_name: str, pairs: int, block: int, cpus: int) -> dict[str, Any
         return (time.perf_counter() - wall) / block, (time.process_time() - cpu_s) / block
 
     a_wall, b_wall, a_cpu, b_cpu = [], [], [], []
-    for i in range(pairs + 1):  # pair 0 warms both loops up and is left out
+    for i in range(pair_count + 1):  # pair 0 warms both loops up and is left out
         first, second = (ours, theirs) if i % 2 == 0 else (theirs, ours)
         t1, t2 = timed(first, i), timed(second, i)
         (ours_t, theirs_t) = (t1, t2) if first is ours else (t2, t1)
@@ -113,11 +110,11 @@ def measure(model_name: str, pairs: int, block: int, cpus: int) -> dict[str, Any
     wall = stats.paired_ratio(a_wall, b_wall)
     cpu_ratio = stats.paired_ratio(a_cpu, b_cpu)
     print(
-        f"torch {model_name}: twinbench / bare loop per step, {pairs} pairs of {block}-step "
+        f"torch {model_name}: twinbench / bare loop per step, {pair_count} pairs of {block}-step "
         f"blocks in one process, cpus={cpus}\n"
         f"  time {wall.median:.3f} [{wall.ci_low:.3f}, {wall.ci_high:.3f}] "
         f"({wall.confidence:.0%})  process CPU {cpu_ratio.median:.3f} "
-        f"[{cpu_ratio.ci_low:.3f}, {cpu_ratio.ci_high:.3f}]  {pairs_module.verdict(wall)}\n"
+        f"[{cpu_ratio.ci_low:.3f}, {cpu_ratio.ci_high:.3f}]  {pairs.verdict(wall)}\n"
         f"  median step: twinbench {np.median(a_wall) * 1e3:.3f} ms, "
         f"bare {np.median(b_wall) * 1e3:.3f} ms",
         flush=True,
@@ -132,7 +129,7 @@ def measure(model_name: str, pairs: int, block: int, cpus: int) -> dict[str, Any
         "bare_cpu_s": b_cpu,
         "ratio": wall.as_dict(),
         "cpu_ratio": cpu_ratio.as_dict(),
-        "verdict": pairs_module.verdict(wall),
+        "verdict": pairs.verdict(wall),
     }
 
 

@@ -54,11 +54,12 @@ def test_steps_reads_twinbench_step_files_and_refuses_folders_without_any(tmp_pa
         speed_states.main(["steps", str(tmp_path / "missing")])
 
 
-def test_probe_times_every_kernel_on_every_core_and_cleans_up(capsys):
-    result = speed_states.run_probe(
-        type("Args", (), {"seconds": 1.2, "chunk_ms": 5, "threshold": 0.15})()
-    )
-    for per_kernel in result["cores"].values():
-        assert set(per_kernel) == set(speed_states.KERNELS)
+def test_probe_times_every_kernel_on_every_core(tmp_path, capsys):
+    out = tmp_path / "probe.json"
+    args = ["probe", "--seconds", "1.2", "--chunk-ms", "5", "--out", str(out)]
+    assert speed_states.main(args) == 0
+    cores = json.loads(out.read_text())["cores"]
+    assert cores and all(set(k) == set(speed_states.KERNELS) for k in cores.values())
+    for per_kernel in cores.values():
         assert all(k["per_second_s"] and k["fast_level_s"] > 0 for k in per_kernel.values())
     assert "changes of state" in capsys.readouterr().out
