@@ -4,8 +4,10 @@
 
 One row per workload and backend, in the order of benchmarks/outside.yaml; each cell is the
 median ratio twinbench / other side per epoch, its exact interval, the pairs and steps behind it
-and the verdict. A row measured more than once takes the file given last. A workload missing
-from the files says so: nothing is filled in by hand.
+and the verdict. A row measured more than once (at the same length) pools the pairs of every
+file: each pair is a self-contained comparison, and keeping only one run's pairs would let the
+reader of the table choose the run. A workload missing from the files says so: nothing is
+filled in by hand.
 """
 
 from __future__ import annotations
@@ -19,29 +21,59 @@ from benchmarks import outside, pairs
 
 
 def rows_of(paths: list[Path]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(model, backend) -> its result, the last file winning."""
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    """(model, backend) -> its result; a row in several files pools their pairs."""
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for path in paths:
         try:
             results = json.loads(path.read_text())["results"]
         except (OSError, ValueError, KeyError) as exc:
             raise SystemExit(f"{path}: not a file written by --out ({exc})") from None
         for r in results:
-            found[r["model"], r["backend"]] = r
-    return found
+            found.setdefault((r["model"], r["backend"]), []).append(r)
+    return {key: pooled(runs) for key, runs in found.items()}
+
+
+def length_of(r: dict[str, Any]) -> int | None:
+    return r.get("max_steps") or r.get("steps")
+
+
+def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row from every run of it: the pairs of all runs, summarised together."""
+    if len(runs) == 1:
+        return runs[0]
+    first = runs[0]
+    if len({length_of(r) for r in runs}) > 1:
+        raise SystemExit(
+            f"{first['model']} on {first['backend']} was measured at different lengths "
+            f"({sorted(str(length_of(r)) for r in runs)} steps): give the files of one length"
+        )
+    samples = [
+        (pairs.Sample(a, ac, ae), pairs.Sample(b, bc, be))
+        for r in runs
+        for a, b, ac, bc, ae, be in zip(
+            r["a_epoch_s"], r["b_epoch_s"], r["a_cpu_s"], r["b_cpu_s"],
+            r["a_epochs"], r["b_epochs"], strict=True,
+        )
+    ]  # fmt: skip
+    row = {key: first[key] for key in ("model", "backend", "max_steps", "steps") if key in first}
+    row.update(pairs.summarise(samples))
+    row["runs"] = len(runs)
+    row["trimmed"] = any(r.get("trimmed") for r in runs)
+    return row
 
 
 def cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return "not measured"
     q = r["ratio"]
-    steps = r.get("max_steps") or r.get("steps")
+    steps = length_of(r)
     length = f"{steps} steps" if steps else "full epochs"
     verdict = r["verdict"].split(":")[0].split(" (")[0].split(",")[0]
     trimmed = ", trimmed by the budget" if r.get("trimmed") else ""
+    runs = f" from {r['runs']} runs" if r.get("runs", 1) > 1 else ""
     return (
         f"{q['median']:.3f} [{q['ci_low']:.3f}, {q['ci_high']:.3f}], {verdict} "
-        f"({r['pairs']} pairs, {length}{trimmed})"
+        f"({r['pairs']} pairs{runs}, {length}{trimmed})"
     )
 
 

@@ -200,20 +200,42 @@ def test_step_pairs_times_both_loops_block_by_block_in_one_process(tmp_path):
     assert too_long.returncode != 0 and "only 468 batches" in too_long.stderr
 
 
+def measured_row(model: str, ratios: list[float], steps: int = 30) -> dict:
+    """A row as outside.py --out writes it, with pairs at the given time ratios."""
+    from benchmarks import pairs
+
+    samples = [(pairs.Sample(r, 2.0, [3.0, r, r]), pairs.Sample(1.0, 1.0, [2.0, 1.0, 1.0]))
+               for r in ratios]  # fmt: skip
+    return {"model": model, "backend": "torch", "max_steps": steps, "trimmed": False,
+            **pairs.summarise(samples)}  # fmt: skip
+
+
 def test_the_speed_table_comes_from_the_files_and_says_what_is_missing(tmp_path):
     from benchmarks import table
 
-    row = {
-        "model": "cnn", "backend": "torch", "pairs": 6, "max_steps": 30, "trimmed": False,
-        "ratio": {"median": 0.9, "ci_low": 0.8, "ci_high": 0.95},
-        "verdict": "meets the goal (>= 98% of the other side's speed)",
-    }  # fmt: skip
-    older, newer = tmp_path / "old.json", tmp_path / "new.json"
-    older.write_text(json.dumps({"results": [{**row, "pairs": 3}]}))
-    newer.write_text(json.dumps({"results": [row]}))
-    text = table.table(table.rows_of([older, newer]), {})
-    assert "| cnn | torch | 0.900 [0.800, 0.950], meets the goal (6 pairs, 30 steps) |" in text
+    one = tmp_path / "one.json"
+    one.write_text(
+        json.dumps({"results": [measured_row("cnn", [0.90, 0.91, 0.92, 0.93, 0.94, 0.95])]})
+    )
+    text = table.table(table.rows_of([one]), {})
+    assert "| cnn | torch | 0.925 [0.900, 0.950], meets the goal (6 pairs, 30 steps) |" in text
     assert "| mlp | torch | not measured | not measured |" in text
     assert len(text.splitlines()) == 2 + 2 * len(outside.MODELS)
     with pytest.raises(SystemExit, match="not a file written by --out"):
         table.rows_of([tmp_path / "missing.json"])
+
+
+def test_a_row_measured_twice_pools_every_pair_instead_of_keeping_one_run(tmp_path):
+    from benchmarks import table
+
+    slow, fast = tmp_path / "slow.json", tmp_path / "fast.json"
+    slow.write_text(json.dumps({"results": [measured_row("cnn", [1.5, 1.6, 1.4, 1.5, 1.5, 1.6])]}))
+    fast.write_text(json.dumps({"results": [measured_row("cnn", [0.9] * 6 + [1.0] * 2)]}))
+    row = table.rows_of([slow, fast])["cnn", "torch"]
+    assert row["pairs"] == 14 and row["runs"] == 2
+    assert row["ratio"]["median"] == pytest.approx(1.0)  # neither run's own median
+    assert "(14 pairs from 2 runs, 30 steps)" in table.cell(row)
+    other_length = tmp_path / "long.json"
+    other_length.write_text(json.dumps({"results": [measured_row("cnn", [1.0] * 6, steps=60)]}))
+    with pytest.raises(SystemExit, match="different lengths"):
+        table.rows_of([slow, other_length])
