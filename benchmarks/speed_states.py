@@ -3,6 +3,7 @@ a framework.
 
     python -m benchmarks.speed_states probe [--seconds 60] [--chunk-ms 20] [--out F]
     python -m benchmarks.speed_states steps <run or sweep folder> ... [--window 10]
+    python -m benchmarks.speed_states placement [--rounds 12] [--seconds 4] [--mib 180]
 
 Software causes of a slow epoch (an array adapter's per-epoch shuffle, tf.data's autotuner, the
 garbage collector, page faults after huge pages were or were not granted) are tied to the
@@ -23,6 +24,14 @@ counts the changes between the fast and the slow state that fall inside an epoch
 at an epoch boundary. Changes inside epochs, at no fixed step, say the cause is not the
 training loop's structure.
 
+`placement` asks whether a fresh process has a speed of its own, fixed when its memory is
+placed. Each round starts two fresh processes at once, one per core; each fills an array the size
+of MNIST's training images (touching every page, so placing it) and times random 128-row gathers
+from it, mlp's input path without a framework. The two processes of a round live through the
+same seconds, so the machine's phases cancel in their ratio: a ratio that stays put second by
+second inside a round but differs between rounds is a per-process level. Each process also
+reports how much of its memory the kernel gave it in transparent huge pages.
+
 A window is slow when its median exceeds the run's (or core's) fast level, the 25th percentile
 of its window medians, by more than `--threshold` (default 15%).
 """
@@ -39,7 +48,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu
+from twinbench import cpu, stats
 
 SLOW_THRESHOLD = 0.15  # a state change worth a name: the modes seen here differ by 30-45%
 
@@ -159,29 +168,32 @@ def _probe_core(core: int, seconds: float, chunk_s: float, queue: Any) -> None:
     queue.put((core, stamps))
 
 
-def probe(seconds: float, chunk_ms: float, cores: Sequence[int]) -> dict[int, dict[str, list]]:
-    """(start s, duration s) of every chunk, per core and kernel, all cores at once."""
-    # One BLAS thread per probe (children inherit the environment; spawn starts them clean).
+def on_every_core(target: Any, args: tuple, cores: Sequence[int], timeout: float) -> dict:
+    """Run `target(core, *args, queue)` in a fresh process per core, all at once; what each put.
+
+    Each process starts from a clean interpreter (spawn) with one BLAS thread."""
     os.environ.update(
         {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     )
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    workers = [
-        ctx.Process(target=_probe_core, args=(c, seconds, chunk_ms / 1000, queue), daemon=True)
-        for c in cores
-    ]
+    workers = [ctx.Process(target=target, args=(c, *args, queue), daemon=True) for c in cores]
     try:
         for w in workers:
             w.start()
-        out = dict(queue.get(timeout=seconds + 120) for _ in workers)
+        out = dict(queue.get(timeout=timeout) for _ in workers)
         for w in workers:
             w.join(timeout=10)
         return out
-    finally:  # no probe outlives the command (Ctrl-C, a timeout)
+    finally:  # no process outlives the command (Ctrl-C, a timeout)
         for w in workers:
             if w.is_alive():
                 w.terminate()
+
+
+def probe(seconds: float, chunk_ms: float, cores: Sequence[int]) -> dict[int, dict[str, list]]:
+    """(start s, duration s) of every chunk, per core and kernel, all cores at once."""
+    return on_every_core(_probe_core, (seconds, chunk_ms / 1000), cores, seconds + 120)
 
 
 def per_second(stamps: Sequence[tuple[float, float]]) -> list[float]:
@@ -244,6 +256,112 @@ def run_probe(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+# -------------------------------------------------------------- memory placement, per process
+
+MNIST_ROW = 784  # float32 pixels per image: the gathers below are mlp's batch gathers
+
+
+def anon_huge_mib() -> float | None:
+    """Anonymous memory of this process in transparent huge pages (None: no smaps_rollup)."""
+    try:
+        for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _placement_core(
+    core: int, seconds: float, mib: int, batch: int, gathers: int, queue: Any
+) -> None:
+    """One fresh process: place a training-sized array, then time random batch gathers."""
+    os.sched_setaffinity(0, {core})
+    import numpy as np
+
+    rows = mib * 2**20 // (MNIST_ROW * 4)
+    data = np.ones((rows, MNIST_ROW), np.float32)  # every page touched, so placed, here
+    huge = anon_huge_mib()
+    batches = np.random.default_rng(core).integers(0, rows, (256, batch))
+    stamps, i, start = [], 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        t = time.perf_counter()
+        for _ in range(gathers):
+            data[batches[i % 256]]
+            i += 1
+        stamps.append((t - start, time.perf_counter() - t))
+    queue.put((core, {"huge_mib": huge, "array_mib": data.nbytes / 2**20, "stamps": stamps}))
+
+
+def twin_ratios(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]]) -> list[float]:
+    """Second by second, b's median chunk over a's: what is left when both see the same second."""
+    sa, sb = per_second(a), per_second(b)
+    return [y / x for x, y in zip(sa, sb, strict=False)]
+
+
+def run_placement(args: argparse.Namespace) -> dict[str, Any]:
+    cores = sorted(cpu.allowed_cpus())[:2]
+    if len(cores) < 2:
+        raise SystemExit("placement compares two processes running at once: it needs 2 cores")
+    print(
+        f"{args.rounds} rounds of two fresh processes at once (cpu{cores[0]}, cpu{cores[1]}), "
+        f"each placing {args.mib} MiB and gathering random {args.batch}-row batches for "
+        f"{args.seconds:g} s; median chunk of {args.gathers} gathers"
+    )
+    rounds = []
+    for r in range(args.rounds):
+        raw = on_every_core(
+            _placement_core,
+            (args.seconds, args.mib, args.batch, args.gathers),
+            cores,
+            args.seconds + 120,
+        )
+        a, b = (raw[c] for c in cores)
+        level_a = statistics.median(d for _, d in a["stamps"])
+        level_b = statistics.median(d for _, d in b["stamps"])
+        inside = twin_ratios(a["stamps"], b["stamps"])
+        q = statistics.quantiles(inside, n=10, method="inclusive") if len(inside) > 1 else inside
+        rounds.append(
+            {
+                "chunk_s": [level_a, level_b],
+                "huge_mib": [a["huge_mib"], b["huge_mib"]],
+                "twin_ratio": level_b / level_a,
+                "twin_ratio_per_second": inside,
+            }
+        )
+        huge = "/".join("n/a" if h is None else f"{h:.0f}" for h in rounds[-1]["huge_mib"])
+        print(
+            f"  round {r + 1:2d}: {level_a * 1e3:6.3f} ms vs {level_b * 1e3:6.3f} ms a chunk, "
+            f"twin ratio {level_b / level_a:5.3f} (per second {q[0]:.3f}-{q[-1]:.3f}), "
+            f"huge pages {huge} MiB"
+        )
+    between = sorted(x["twin_ratio"] for x in rounds)
+    seconds = [statistics.median(x["twin_ratio_per_second"]) for x in rounds]
+    spread_inside = [
+        max(x["twin_ratio_per_second"]) / min(x["twin_ratio_per_second"]) for x in rounds
+    ]
+    levels = sorted(lv for x in rounds for lv in x["chunk_s"])
+    summary = {
+        "twin_ratio_range": [between[0], between[-1]],
+        "twin_ratio_inside_round_max_over_min_median": statistics.median(spread_inside),
+        "process_level_range_s": [levels[0], levels[-1]],
+        "process_level_modes": stats.modes(levels),
+    }
+    print(
+        f"twin ratio across rounds: {between[0]:.3f}-{between[-1]:.3f} (the two processes of "
+        f"a round see the same seconds, so a spread here is per process); inside a round, "
+        f"second to second, max/min {summary['twin_ratio_inside_round_max_over_min_median']:.3f}"
+        f" (median over rounds); medians of seconds {min(seconds):.3f}-{max(seconds):.3f}"
+    )
+    m = summary["process_level_modes"]
+    verdict = "two groups" if m["multimodal"] else "one group"
+    print(
+        f"process levels {levels[0] * 1e3:.3f}-{levels[-1] * 1e3:.3f} ms: {verdict} "
+        f"(gap test p={m['p_value']})"
+    )
+    return {"rounds": rounds, "summary": summary}
+
+
 # ------------------------------------------------------------------------- twinbench's steps
 
 
@@ -291,6 +409,13 @@ def main(argv: list[str] | None = None) -> int:
     pr = sub.add_parser("probe", help="a framework-free loop on every core, in time")
     pr.add_argument("--seconds", type=float, default=60)
     pr.add_argument("--chunk-ms", type=float, default=20)
+    pl = sub.add_parser("placement", help="per-process levels: two fresh processes at once")
+    pl.add_argument("--rounds", type=int, default=12)
+    pl.add_argument("--seconds", type=float, default=4)
+    pl.add_argument("--mib", type=int, default=180, help="array size: MNIST's 60000 x 784 floats")
+    pl.add_argument("--batch", type=int, default=128, help="rows per gather: mlp's batch")
+    pl.add_argument("--gathers", type=int, default=20, help="gathers per timed chunk")
+    pl.add_argument("--out", type=Path, help="write every figure to this JSON file")
     st = sub.add_parser("steps", help="twinbench's per-step times, window by window")
     st.add_argument("folders", nargs="+", type=Path)
     st.add_argument("--window", type=int, default=10, help="steps per window")
@@ -302,7 +427,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--seconds and --chunk-ms must be positive")
     if args.command == "steps" and args.window < 1:
         p.error("--window must be at least 1 step")
-    result = run_probe(args) if args.command == "probe" else run_steps(args)
+    if args.command == "placement" and min(args.rounds, args.mib, args.batch, args.gathers) < 1:
+        p.error("--rounds, --mib, --batch and --gathers must be at least 1")
+    if args.command == "placement" and args.seconds <= 0:
+        p.error("--seconds must be positive")
+    commands = {"probe": run_probe, "steps": run_steps, "placement": run_placement}
+    result = commands[args.command](args)
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))
     return 0

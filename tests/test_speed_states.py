@@ -63,3 +63,29 @@ def test_probe_times_every_kernel_on_every_core(tmp_path, capsys):
     for per_kernel in cores.values():
         assert all(k["per_second_s"] and k["fast_level_s"] > 0 for k in per_kernel.values())
     assert "changes of state" in capsys.readouterr().out
+
+
+def test_twin_ratios_compare_the_same_seconds_so_a_shared_slow_second_cancels():
+    a = [(0.1, 1.0), (0.5, 1.0), (1.2, 2.0), (1.7, 2.0)]  # second 1 slow for both processes
+    b = [(0.2, 1.1), (0.6, 1.1), (1.1, 2.2), (1.6, 2.2)]  # and b 10% slower throughout
+    assert speed_states.twin_ratios(a, b) == pytest.approx([1.1, 1.1])
+
+
+@pytest.mark.skipif(len(speed_states.cpu.allowed_cpus()) < 2, reason="needs two cores")
+def test_placement_times_two_fresh_processes_per_round_and_reads_their_huge_pages(tmp_path):
+    out = tmp_path / "placement.json"
+    args = ["placement", "--rounds", "2", "--seconds", "0.3", "--mib", "8", "--out", str(out)]
+    assert speed_states.main(args) == 0
+    result = json.loads(out.read_text())
+    assert len(result["rounds"]) == 2
+    for r in result["rounds"]:
+        assert all(level > 0 for level in r["chunk_s"])
+        assert r["twin_ratio"] == pytest.approx(r["chunk_s"][1] / r["chunk_s"][0])
+        assert all(h is None or 0 <= h <= 9 for h in r["huge_mib"])  # at most the 8 MiB array
+    low, high = result["summary"]["twin_ratio_range"]
+    assert low <= high
+
+
+def test_placement_refuses_nonsense_sizes():
+    with pytest.raises(SystemExit):
+        speed_states.main(["placement", "--mib", "0"])
