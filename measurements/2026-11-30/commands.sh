@@ -55,3 +55,24 @@ log "after the CI run: TensorFlow bilstm again (the SLOWER row)"
 PYTHONPATH=. .venv/bin/python $OUT/diag/validate_inproc.py bilstm 60 4  # validate 2.18 s, none 2.05 s (median)
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 4 --epochs 3 --max-steps 60 --out $OUT/recheck-outside-bilstm-tf-4pairs.json
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 6 --epochs 3 --max-steps 60 --out $OUT/rerun-outside-bilstm-tf.json
+
+# ---- Third session, same day (quiet machine).
+log "third session: TensorFlow bilstm, 20 more pairs, then all its runs pooled"
+$P benchmarks.outside --models bilstm --backends tensorflow --pairs 20 --epochs 3 --max-steps 60 --out $OUT/third-outside-bilstm-tf-20pairs.json
+$P benchmarks.table --outside $OUT/outside-*.json $OUT/recheck-outside-bilstm-tf-4pairs.json $OUT/rerun-outside-bilstm-tf.json $OUT/third-outside-bilstm-tf-20pairs.json --bare $OUT/bare-*.json
+log "third session: what sets TensorFlow bilstm's levels"
+$P benchmarks.bimodality --processes 6 --variants baseline interop_1 onednn_off --model bilstm --epochs 3 --max-steps 60 --out $OUT/bimodality-bilstm-tf.json
+log "third session: memory placement per process, framework-free"
+$P benchmarks.speed_states placement --rounds 12 --seconds 4 --out $OUT/placement.json
+log "third session: repeats=auto at a stated 10% on mlp (full epochs) and cnn (100 steps)"
+.venv/bin/python run.py -m backend=torch,tensorflow model=mlp repeats=auto epochs=3 measure.target_rel_width=0.10 measure.max_repeats=20 measure.peak_probe=false
+.venv/bin/python run.py -m backend=torch,tensorflow model=cnn repeats=auto epochs=2 max_steps=100 measure.target_rel_width=0.10 measure.max_repeats=20 measure.peak_probe=false
+.venv/bin/python run.py -m backend=torch model=cnn repeats=auto epochs=2 max_steps=100 measure.target_rel_width=0.10 measure.max_repeats=30 measure.peak_probe=false
+log "third session: TensorFlow bilstm against the bare loop, 14 more pairs, pooled with the first 6"
+$P benchmarks.overhead --models bilstm --backends tensorflow --pairs 14 --steps 60 --epochs 3 --out $OUT/third-bare-bilstm-tf-14pairs.json
+$P benchmarks.table --outside $OUT/outside-*.json $OUT/recheck-outside-bilstm-tf-4pairs.json $OUT/rerun-outside-bilstm-tf.json $OUT/third-outside-bilstm-tf-20pairs.json --bare $OUT/bare-*.json $OUT/third-bare-bilstm-tf-14pairs.json
+log "third session: validation on or off, twinbench's TF train() in fresh processes, alternating"
+for i in 1 2 3 4 5 6 7 8; do
+  if [ $((i % 2)) -eq 1 ]; then o="1 0"; else o="0 1"; fi
+  for v in $o; do PYTHONPATH=. .venv/bin/python $OUT/diag/fresh_validate.py bilstm 60 $v 2>/dev/null | tail -1; done
+done > $OUT/fresh-validate-bilstm.txt
