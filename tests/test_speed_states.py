@@ -80,7 +80,8 @@ def test_placement_times_two_fresh_processes_per_round_and_reads_their_huge_page
     assert len(result["rounds"]) == 2
     for r in result["rounds"]:
         assert all(level > 0 for level in r["chunk_s"])
-        assert r["twin_ratio"] == pytest.approx(r["chunk_s"][1] / r["chunk_s"][0])
+        # the two processes ran at once, not one after the other: their seconds are shared
+        assert r["started_apart_s"] < 0.3 and len(r["twin_ratio_per_second"]) == 1
         assert all(h is None or 0 <= h <= 9 for h in r["huge_mib"])  # at most the 8 MiB array
     low, high = result["summary"]["twin_ratio_range"]
     assert low <= high
