@@ -1,7 +1,7 @@
 """twinbench entry point from a checkout: `python run.py backend=torch model=mlp cpus=2` (add -m
-to sweep). The same as the installed `twinbench run ...`; the Hydra app is twinbench/run.py."""
+to sweep). The same as the installed `twinbench run ...`; the Hydra app is twinbench/cli/run.py."""
 
-from twinbench.run import main_from_command_line
+from twinbench.cli.run import main_from_command_line
 
 if __name__ == "__main__":
     main_from_command_line()

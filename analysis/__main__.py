@@ -39,13 +39,14 @@ def _quiet_option(p: argparse.ArgumentParser) -> None:
 
 
 def _status(text: str) -> None:
-    from twinbench import progress
+    from twinbench.ui import progress
 
     progress.emit(text, status_log)
 
 
 def _report_parser() -> argparse.ArgumentParser:
-    from analysis import backends, pricing, summary
+    from analysis.compute import pricing, summary
+    from analysis.load import backends
 
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -135,8 +136,8 @@ def _collect_parser() -> argparse.ArgumentParser:
 def _default_out(first: Path) -> Path:
     """The first results dir; but never inside a folder of 2017 logs, which is reference data
     (often shared or read-only): those reports go to results/reports/2017-logs/."""
-    from analysis import legacy
-    from twinbench import WORK_ROOT
+    from analysis.load import legacy
+    from twinbench.paths import WORK_ROOT
 
     if first.is_dir() and legacy.find_root(first) is not None:
         return WORK_ROOT / LEGACY_OUT
@@ -144,7 +145,7 @@ def _default_out(first: Path) -> Path:
 
 
 def collect_main(argv: list[str]) -> int:
-    from analysis import collect
+    from analysis.export import collect
 
     args = _collect_parser().parse_args(argv)
     _logging(args.quiet)
@@ -156,8 +157,9 @@ def collect_main(argv: list[str]) -> int:
 
 
 def report_main(argv: list[str]) -> int:
-    from analysis import pipeline, report, terminal
-    from analysis.table import runs_table
+    from analysis.compute import pipeline
+    from analysis.load.table import runs_table
+    from analysis.render import report, terminal
 
     args = _report_parser().parse_args(argv)
     _logging(args.quiet)
@@ -191,7 +193,7 @@ def report_main(argv: list[str]) -> int:
 
 
 def mlflow_main(argv: list[str]) -> int:
-    from analysis import mlflow_export
+    from analysis.export import mlflow_export
 
     p = argparse.ArgumentParser(
         prog=f"{PROG} mlflow",
@@ -211,7 +213,7 @@ def mlflow_main(argv: list[str]) -> int:
 
 
 def _logging(quiet: bool) -> None:
-    from twinbench import progress
+    from twinbench.ui import progress
 
     progress.cli_logging(quiet, STATUS_LOGGERS)
 

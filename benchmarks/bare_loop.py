@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 
 def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> None:
@@ -30,7 +30,7 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
     os.environ.update(spec.thread_variables(cpus, cpus))  # XLA's pool
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from benchdata import fill_arch, load
-    from twinbench.parity import model_config
+    from models.catalog import model_config
 
     cfg = model_config(model_name)
     data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))

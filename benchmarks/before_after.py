@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import pairs
-from twinbench import REPO_ROOT, cpu
+from twinbench.machine import cpu
+from twinbench.paths import REPO_ROOT
 
 
 def export(ref: str, into: Path) -> str:

@@ -42,7 +42,8 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from benchmarks import pairs
-from twinbench import cpu, stats
+from twinbench import stats
+from twinbench.machine import cpu
 
 SETTINGS = OmegaConf.to_container(OmegaConf.load(Path(__file__).with_name("bimodality.yaml")))
 VARIANTS: dict[str, dict[str, Any]] = SETTINGS["variants"]

@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 
 def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int = 7) -> dict:
@@ -26,7 +26,7 @@ def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int =
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from benchdata import fill_arch, load
     from frameworks import get_backend
-    from twinbench.parity import model_config
+    from models.catalog import model_config
 
     backend = get_backend("tensorflow")
     backend.configure_threads(cpus, cpus)

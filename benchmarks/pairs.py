@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twinbench import REPO_ROOT, cpu, stats
+from twinbench import stats
+from twinbench.machine import cpu
+from twinbench.paths import REPO_ROOT
 
 # Speed goal: twinbench at least 98% of the other side's speed, i.e. time ratio at most 1/0.98.
 GOAL_SPEED = 0.98

@@ -48,7 +48,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu, stats
+from twinbench import stats
+from twinbench.machine import cpu
 
 SLOW_THRESHOLD = 0.15  # a state change worth a name: the modes seen here differ by 30-45%
 

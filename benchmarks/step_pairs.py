@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 
 def main(argv: list[str] | None = None) -> int:

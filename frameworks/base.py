@@ -67,7 +67,7 @@ TrainStep = Callable[[np.ndarray, np.ndarray], float]  # one optimizer step on a
 
 
 class Backend(abc.ABC):
-    """Everything the worker (twinbench/worker.py), parity (twinbench/parity.py), the kernel
+    """Everything the worker (twinbench/worker/main.py), parity (twinbench/parity/), the kernel
     probe and benchmarks/ call on an adapter, one return shape each. An adapter module imports
     its framework at the top; frameworks.registry names it and loads it lazily."""
 

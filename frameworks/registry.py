@@ -168,13 +168,13 @@ BACKENDS: dict[str, BackendSpec] = {
 }
 
 
-# The backend the others are certified against (twinbench/parity.py): Keras on TensorFlow, whose
+# The backend the others are certified against (twinbench/parity/): Keras on TensorFlow, whose
 # weights are the canonical layout as they are and which is the Keras the 2017 scripts ran.
 REFERENCE = "tensorflow"
 # The backend reports compare the others with by default (`python -m analysis --reference`):
 # native torch, so a ratio below 1 reads "torch faster", as the report always has.
 REPORT_REFERENCE = "torch"
-# The backend of the 2017 benchmark's logs (analysis/legacy.py): Keras 2.0 on TensorFlow.
+# The backend of the 2017 benchmark's logs (analysis/load/legacy.py): Keras 2.0 on TensorFlow.
 LEGACY_2017 = "tensorflow"
 
 

@@ -69,5 +69,5 @@ def environment(backend_cfg: dict[str, Any]) -> dict[str, str]:
 
 
 def thread_environment(backend: str, threads: int, interop_threads: int) -> dict[str, str]:
-    """The backend's own thread variables (XLA's), beside twinbench/cpu.py's common ones."""
+    """The backend's own thread variables (XLA's), beside twinbench/machine/cpu.py's common ones."""
     return registry.spec(backend).thread_variables(threads, interop_threads)

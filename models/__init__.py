@@ -21,11 +21,11 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from twinbench.config import group_choices
+from models.catalog import names
 
 
 def get(name: str) -> ModuleType:
-    if name not in group_choices("model"):
-        choices = ", ".join(group_choices("model"))
+    if name not in names():
+        choices = ", ".join(names())
         raise ValueError(f"unknown model '{name}'; choose one of: {choices}")
     return importlib.import_module(f"models.{name}")

@@ -15,9 +15,9 @@ LAYERS = {"embedding": "embedding", "bidirectional": "bilstm", "predictions": "d
 
 
 def flop_products(maxlen: int, embedding_dims: int, units: int, **_) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): both LSTM directions read the
+    """Per sample matrix products (models/flops.py rules): both LSTM directions read the
     trained embedding, so their input gradient counts; the lookup itself is 0 FLOPs."""
-    from twinbench import flops
+    from models import flops
 
     return [
         *flops.lstm_layer("bidirectional.forward", maxlen, embedding_dims, units),
@@ -27,8 +27,8 @@ def flop_products(maxlen: int, embedding_dims: int, units: int, **_) -> list:
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

@@ -14,9 +14,9 @@ LAYERS = {"lstm": "lstm", "dense": "dense"}
 
 
 def flop_products(maxlen: int, chars: int, units: int, **_) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): the LSTM reads one-hot data, so
+    """Per sample matrix products (models/flops.py rules): the LSTM reads one-hot data, so
     its input product needs no input gradient (its recurrent one does)."""
-    from twinbench import flops
+    from models import flops
 
     return [
         *flops.lstm_layer("lstm", maxlen, chars, units, input_grad=False),
@@ -25,8 +25,8 @@ def flop_products(maxlen: int, chars: int, units: int, **_) -> list:
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

@@ -41,9 +41,9 @@ def flop_products(
     classes: int,
     **_,
 ) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): conv1 reads the (augmented) data,
+    """Per sample matrix products (models/flops.py rules): conv1 reads the (augmented) data,
     so no input gradient; pooling is not counted."""
-    from twinbench import flops
+    from models import flops
 
     s2, p1, s4, p2 = _sides(side, kernel_size, pool_size)
     k = kernel_size
@@ -58,8 +58,8 @@ def flop_products(
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

@@ -26,9 +26,9 @@ def flop_products(
     classes: int,
     **_,
 ) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): conv1 reads the data, so no input
+    """Per sample matrix products (models/flops.py rules): conv1 reads the data, so no input
     gradient; pooling is not counted."""
-    from twinbench import flops
+    from models import flops
 
     s1, s2 = side - (kernel_size - 1), side - 2 * (kernel_size - 1)
     flat = _feature_side(side, kernel_size, pool_size) ** 2 * filters2
@@ -42,8 +42,8 @@ def flop_products(
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

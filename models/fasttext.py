@@ -13,16 +13,16 @@ LAYERS = {"embedding": "embedding", "predictions": "dense"}
 
 
 def flop_products(embedding_dims: int, **_) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): only the Dense; the lookups and
+    """Per sample matrix products (models/flops.py rules): only the Dense; the lookups and
     their mean are 0 FLOPs, so fastText's GFLOP/s says little about its speed."""
-    from twinbench import flops
+    from models import flops
 
     return flops.dense_layer("predictions", embedding_dims, 1)
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

@@ -11,7 +11,7 @@ BatchNormalization is mapped value for value: Keras' momentum 0.99 (weight of th
 average) is torch's momentum 0.01 (weight of the new batch), epsilon 1e-3 in both (torch's
 default is 1e-5). One difference stays: torch updates running_var with the unbiased batch
 variance (times n / (n - 1)), Keras with the biased one; the normalisation itself uses the
-biased variance in both. twinbench/parity.py bounds the resulting moving-variance difference.
+biased variance in both. twinbench/parity/ bounds the resulting moving-variance difference.
 The recurrent activation is the logistic sigmoid in both frameworks (see models/bilstm.py).
 """
 
@@ -34,9 +34,9 @@ LAYERS = {
 def flop_products(
     maxlen: int, chars: int, embedding_dims: int, units: int, hidden1: int, hidden2: int, **_
 ) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): the LSTM reads the trained
+    """Per sample matrix products (models/flops.py rules): the LSTM reads the trained
     embedding, so its input gradient counts."""
-    from twinbench import flops
+    from models import flops
 
     return [
         *flops.lstm_layer("lstm", maxlen, embedding_dims, units),
@@ -48,8 +48,8 @@ def flop_products(
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

@@ -17,9 +17,9 @@ LAYERS = {"fc1": "dense", "fc2": "dense", "predictions": "dense"}
 
 
 def flop_products(input_dim: int, hidden: int, classes: int, **_) -> list:
-    """Per sample matrix products (twinbench/flops.py rules): fc1 reads the (dropped-out) data,
+    """Per sample matrix products (models/flops.py rules): fc1 reads the (dropped-out) data,
     so no input gradient."""
-    from twinbench import flops
+    from models import flops
 
     return [
         *flops.dense_layer("fc1", input_dim, hidden, input_grad=False),
@@ -29,8 +29,8 @@ def flop_products(input_dim: int, hidden: int, classes: int, **_) -> list:
 
 
 def forward_flops(**arch) -> int:
-    """Per sample, forward (twinbench/flops.py rules)."""
-    from twinbench import flops
+    """Per sample, forward (models/flops.py rules)."""
+    from models import flops
 
     return flops.forward(flop_products(**arch))
 

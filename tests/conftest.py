@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from twinbench import REPO_ROOT, cpu
+from twinbench.machine import cpu
+from twinbench.paths import REPO_ROOT
 
 CORES = len(cpu.allowed_cpus())
 

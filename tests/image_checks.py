@@ -28,11 +28,11 @@ SEED = 7
 
 
 def main(framework: str, workdir: Path) -> None:
-    from twinbench import cpu
+    from twinbench.machine import cpu
 
     os.environ.update(cpu.thread_environment(1, 1))
     from frameworks import get_backend
-    from twinbench.parity import model_config
+    from models.catalog import model_config
 
     backend = get_backend(framework)
     backend.configure_threads(1, 1)

@@ -12,7 +12,7 @@ from benchdata import Dataset
 from frameworks import get_backend
 from frameworks.base import TrainPlan
 from frameworks.timing import RunClock
-from twinbench.parity import model_config
+from models.catalog import model_config
 
 BATCH, STEPS, EPOCHS = 16, 13, 3  # 13 steps per epoch: 10 + 3 under steps_per_execution=10
 

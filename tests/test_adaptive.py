@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from twinbench import adaptive
-from twinbench.config import ConfigError, build_spec
+from twinbench.config.spec import ConfigError, build_spec
+from twinbench.launch import adaptive
 
 
 def record(step_s: float, status: str = "ok") -> dict:
@@ -99,7 +99,7 @@ def test_run_job_with_repeats_auto_stops_at_the_target_and_writes_the_outcome(
 ):
     """The wiring from `repeats=auto` to summary.json, with the worker replaced by a fake whose
     repeats agree to 0.1% (the real worker is exercised by the next test)."""
-    from twinbench import launch
+    from twinbench.launch import runner as launch
 
     steps = itertools.cycle([1.000, 1.001, 0.999])
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import pipeline
+from analysis.compute import pipeline
 from analysis.errors import AnalysisError
-from analysis.table import runs_table
+from analysis.load.table import runs_table
 from twinbench import stats
 
 from . import test_analysis_fakes as fakes
@@ -175,7 +175,7 @@ def test_failed_runs_are_kept_and_shown_never_dropped(tmp_path):
     cfg = row(an.configs, config_label="torch cpu4")
     assert cfg["n_ok"] == 0 and cfg["flags"] == "1 failed"
     assert row(an.relative, config_label="torch cpu4")["n_failed"] == 1
-    from analysis import terminal
+    from analysis.render import terminal
 
     assert "worker killed by signal 9" in terminal.render(an)
 
@@ -232,7 +232,7 @@ def test_analysis_never_imports_a_framework(tmp_path):
     import subprocess
     import sys
 
-    from twinbench import REPO_ROOT
+    from twinbench.paths import REPO_ROOT
 
     fakes.sweep(tmp_path / "s", TIMES)
     code = (
@@ -248,7 +248,7 @@ def test_analysis_never_imports_a_framework(tmp_path):
 
 
 def test_the_price_tables_hold_the_stated_rates():
-    from analysis import pricing
+    from analysis.compute import pricing
 
     old = pricing.load("gce_2017_preemptible")
     assert old.per_second("cuda", None) == 0.745 / 3600
@@ -261,7 +261,7 @@ def test_the_price_tables_hold_the_stated_rates():
 
 
 def test_settings_labels_name_only_what_differs_from_the_preset():
-    from analysis import records
+    from analysis.load import records
 
     preset = {"name": "default", "tensorflow": {"onednn": None, "xla": None}}
     default = {"backend": "tensorflow", "config": {"opt": preset,

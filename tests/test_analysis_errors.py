@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from analysis.__main__ import main
-from twinbench import REPO_ROOT
-from twinbench.record import SCHEMA_VERSION
+from twinbench.paths import REPO_ROOT
+from twinbench.result.record import SCHEMA_VERSION
 
 from . import test_analysis_fakes as fakes
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis import legacy, pipeline
-from analysis.table import runs_table
-from twinbench import REPO_ROOT
+from analysis.compute import pipeline
+from analysis.load import legacy
+from analysis.load.table import runs_table
+from twinbench.paths import REPO_ROOT
 
 REFERENCE = Path(
     os.environ.get(

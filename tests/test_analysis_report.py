@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import report
 from analysis.__main__ import main
-from analysis.sweep_end import comparison_table
-from analysis.table import load_results
+from analysis.load.table import load_results
+from analysis.render import report
+from twinbench.cli.sweep_end import comparison_table
 
 from . import test_analysis_fakes as fakes
 
@@ -143,7 +143,7 @@ def test_the_sweep_end_hook_writes_the_report_or_says_why_not(tmp_path, capsys):
 def test_the_sweep_callback_prints_the_table_and_the_report(tmp_path, capsys):
     from omegaconf import OmegaConf
 
-    from analysis.sweep_end import SweepSummary
+    from twinbench.cli.sweep_end import SweepSummary
 
     fakes.sweep(tmp_path, {("torch", 1): [[1.0], [1.5]], ("tensorflow", 1): [[2.0], [2.5]]})
     SweepSummary().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}))

@@ -1,4 +1,4 @@
-"""The report's API-vs-runtime split (analysis/api_runtime.py), from hand-made records: no
+"""The report's API-vs-runtime split (analysis/compute/api_runtime.py), from hand-made records: no
 training. The four backends carry their model API and runtime as the worker writes them."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import api_runtime, pipeline, report
-from analysis.table import runs_table
+from analysis.compute import api_runtime, pipeline
+from analysis.load.table import runs_table
+from analysis.render import report
 
 from . import test_analysis_fakes as fakes
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import before_after, outside, pairs
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 PORTS = REPO_ROOT / "benchmarks" / "ports"
 
@@ -80,7 +80,7 @@ def test_every_workload_has_outside_code_on_both_backends_that_lists_its_changes
 def test_tl_mlp_is_compared_with_the_outside_loop_doing_the_same_work():
     """pytorch/examples' loop trains on all 60,000 images and tests every epoch: twinbench's
     side of the comparison drops tl_mlp's TensorLayer split and validation cadence."""
-    from twinbench import cli
+    from twinbench.config import checks as cli
 
     overrides = outside.SETTINGS["twinbench_overrides"]["tl_mlp"]
     assert set(overrides) == {"model.hold_out_for_validation=null", "model.validate_every=1"}

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks import bimodality
 from benchmarks.bimodality import Process
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 
 def procs(*epochs_per_process: list[float]) -> list[Process]:

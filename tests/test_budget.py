@@ -7,7 +7,7 @@ import math
 import pytest
 
 from frameworks.timing import RunClock
-from twinbench import budget
+from twinbench.result import budget
 
 TOLERANCE = 0.02  # the parts must sum to the measured training time within 2%
 

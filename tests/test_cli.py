@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from twinbench import REPO_ROOT
-from twinbench.launch import run_job
+from twinbench.launch.runner import run_job
+from twinbench.paths import REPO_ROOT
 
 from .conftest import CORES, run_cli
 
@@ -38,7 +38,7 @@ def test_bad_input_exits_non_zero_with_one_line(args, message, tmp_path):
 
 
 def test_cuda_without_gpu_is_one_line_error(tmp_path):
-    from twinbench import cpu
+    from twinbench.machine import cpu
 
     if cpu.gpu_visible():
         pytest.skip("a GPU is visible here")
@@ -61,8 +61,8 @@ def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_wor
 
 def test_the_parent_process_never_imports_a_framework():
     code = (
-        "import sys; sys.argv=['run.py']; import run, twinbench.launch, analysis.sweep_end, "
-        "analysis.table, frameworks, models, benchdata; "
+        "import sys; sys.argv=['run.py']; import run, twinbench.launch, twinbench.cli.sweep_end, "
+        "analysis.load.table, frameworks, models, benchdata; "
         "from twinbench import cli; cli.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
         "import models.mlp; "
         "bad=[m for m in ('torch','tensorflow','keras') if m in sys.modules]; "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from twinbench import cpu
-from twinbench.config import ConfigError, build_spec, group_choices
+from twinbench.config.spec import ConfigError, build_spec, group_choices
+from twinbench.machine import cpu
 
 from .conftest import CORES
 

@@ -8,9 +8,9 @@ import json
 import pandas as pd
 import pytest
 
-from analysis import seed_curves
-from analysis.records import SOURCE
-from twinbench import curves
+from analysis.compute import seed_curves
+from analysis.load.records import SOURCE
+from twinbench.cli import curves
 
 
 def test_means_within_two_seed_deviations_agree():

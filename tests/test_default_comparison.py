@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from omegaconf import OmegaConf
 
-from analysis.sweep_end import sweep_size
-from twinbench import CONF_DIR
+from twinbench.cli.sweep_end import sweep_size
+from twinbench.paths import CONF_DIR
 
 
 def test_the_default_comparison_sweeps_both_frameworks_at_one_and_all_cores_and_certifies():
@@ -23,7 +23,7 @@ def test_the_experiment_composes_with_the_rest_of_conf(compose):
 
 
 def test_its_settings_stay_out_of_the_run_identity_and_the_job_dirs():
-    from twinbench import results
+    from twinbench.result import results
 
     assert {"certify", "quiet"} <= set(results.NOT_MEASURED)
     excluded = OmegaConf.load(CONF_DIR / "config.yaml").hydra.job.config.override_dirname

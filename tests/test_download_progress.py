@@ -13,7 +13,7 @@ import pytest
 
 from benchdata import download
 from benchdata.download import FileStore, RemoteFile
-from twinbench import live, progress
+from twinbench.ui import live, progress
 
 from .fileserver import FileServer
 

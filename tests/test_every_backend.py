@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from frameworks import registry
-from twinbench import REPO_ROOT
-from twinbench.config import group_choices
+from twinbench.config.spec import group_choices
+from twinbench.paths import REPO_ROOT
 
 from .conftest import run_cli
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import models
-from twinbench import flops
+from models import flops
 
 BATCH = 2
 DATA_SIZES = {"chars": 57, "max_features": 1000}  # what the data fills in (conf: null)

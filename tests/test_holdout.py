@@ -8,7 +8,7 @@ import pytest
 
 from benchdata import holdout, load
 from frameworks.base import TrainPlan
-from twinbench.parity import model_config
+from models.catalog import model_config
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 import models
 from frameworks.torch_native import weight_layout
-from twinbench import REPO_ROOT
-from twinbench.parity import model_config
+from models.catalog import model_config
+from twinbench.paths import REPO_ROOT
 
 from .conftest import read_result, run_cli
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 PACKAGES = ("analysis", "benchdata", "benchmarks", "frameworks", "models", "twinbench")
 

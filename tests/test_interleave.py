@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from twinbench import launch
-from twinbench.interleave import Job, interleave
+from twinbench.launch import runner as launch
+from twinbench.launch.interleave import Job, interleave
 
 from .conftest import run_cli
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from twinbench import kernels
+from twinbench.measure import kernels
 
 from .conftest import read_result, run_cli
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from twinbench import environment, machine_state
+from twinbench.machine import environment, machine_state
 
 
 def test_the_bracketed_sysfs_choice_is_the_setting(tmp_path):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis import pipeline, report
 from analysis.__main__ import main
-from analysis.table import runs_table
+from analysis.compute import pipeline
+from analysis.load.table import runs_table
+from analysis.render import report
 
 from . import test_analysis_fakes as fakes
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 SKIP = shutil.ignore_patterns(".venv", ".git", "results", "build", "*.egg-info", "__pycache__")
 
@@ -59,7 +59,7 @@ def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_re
     installed, tmp_path
 ):
     code = (
-        "import twinbench, analysis.pricing as p, analysis.certificates as c;"
+        "import twinbench, analysis.compute.pricing as p, analysis.compute.certificates as c;"
         "from analysis import htmlkit; htmlkit.render('csv.html.j2', href='x');"
         "htmlkit.prose('explain').verdict_heading();"  # the sections' prose ships too
         "print(twinbench.INSTALLED, p.load(p.DEFAULT_TABLE).currency, c.CERT_DIR)"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from analysis import paired
+from analysis.compute import paired
 
 
 def run(backend, pair_id, step_s, started="2026-01-01T00:00:00", status="ok", model="mlp"):
@@ -90,7 +90,7 @@ def test_other_metrics_and_a_readable_table():
 
 
 def test_the_command_reads_a_sweeps_records_and_prints_the_table(tmp_path, capsys):
-    from twinbench.results import SCHEMA_VERSION
+    from twinbench.result.results import SCHEMA_VERSION
 
     for i, record in enumerate(sweep([1.0] * 6, [2.0] * 6)):
         (tmp_path / str(i)).mkdir()

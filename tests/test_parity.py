@@ -9,9 +9,10 @@ import json
 import numpy as np
 import pytest
 
+from frameworks import certified as certified_code
 from frameworks import registry
 from twinbench import parity
-from twinbench.config import group_choices
+from twinbench.config.spec import group_choices
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def test_other_framework_versions_make_a_failed_certificate_stale_too(tmp_path, 
         parity.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
     )
     assert parity.status("cnn", tmp_path)["status"] == "fail"
-    monkeypatch.setattr(parity, "_installed", lambda package: "0.0-other")
+    monkeypatch.setattr(certified_code, "_installed", lambda package: "0.0-other")
     assert parity.status("cnn", tmp_path)["status"] == "stale"
 
 
@@ -177,8 +178,8 @@ def test_moving_variance_may_exceed_keras_only_by_the_unbiased_factor():
 def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(tmp_path):
     import pandas as pd
 
-    from analysis import certificates
-    from analysis.records import SOURCE
+    from analysis.compute import certificates
+    from analysis.load.records import SOURCE
 
     runs = pd.DataFrame([{"source": SOURCE, "model": "mlp", "parity_status": "pass"}])
     report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
@@ -194,7 +195,7 @@ def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(
 
 def test_the_formula_is_2017_by_default_and_an_unknown_one_is_refused_before_a_run(compose):
     from frameworks import optimizer_formula
-    from twinbench.config import ConfigError, build_spec
+    from twinbench.config.spec import ConfigError, build_spec
 
     for model in group_choices("model"):
         assert optimizer_formula.formula_of(parity.model_config(model)["optimizer"]) == "2017"

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from twinbench import environment, peak
+from twinbench.machine import environment
+from twinbench.measure import peak
 
 from .conftest import read_result, run_cli
 
@@ -130,8 +131,9 @@ def test_a_run_divides_by_the_cached_machine_peak_and_reports_its_own_gemm(tmp_p
 def test_the_report_and_terminal_show_one_machine_peak_and_both_gemm_ceilings(
     tmp_path, fake_probes
 ):
-    from analysis import pipeline, report, terminal
-    from analysis.table import runs_table
+    from analysis.compute import pipeline
+    from analysis.load.table import runs_table
+    from analysis.render import report, terminal
 
     from .test_analysis_fakes import record, write
 

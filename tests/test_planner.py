@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from twinbench import REPO_ROOT, environment, launch, planner, results
+from twinbench.launch import planner
+from twinbench.launch import runner as launch
+from twinbench.machine import environment
+from twinbench.paths import REPO_ROOT
+from twinbench.result import results
 
 MACHINE = environment.machine_fingerprint(environment.describe())
 

@@ -9,7 +9,8 @@ import importlib.util
 import pytest
 
 from frameworks import probes, registry
-from twinbench import REPO_ROOT, peak
+from twinbench.measure import peak
+from twinbench.paths import REPO_ROOT
 
 PROBES = REPO_ROOT / "frameworks" / "probes"
 

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from analysis import layers, pipeline, terminal
-from analysis.table import runs_table
-from twinbench import budget
+from analysis.compute import layers, pipeline
+from analysis.load.table import runs_table
+from analysis.render import terminal
+from twinbench.result import budget
 
 from .conftest import _tiny_sweep
 

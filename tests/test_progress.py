@@ -11,9 +11,9 @@ import sys
 import threading
 import time
 
-from analysis.sweep_end import sweep_size
 from frameworks.timing import RunClock
-from twinbench import live, progress
+from twinbench.cli.sweep_end import sweep_size
+from twinbench.ui import live, progress
 
 
 class FakeClock:
@@ -107,7 +107,7 @@ def test_in_a_log_phases_are_logged_and_epoch_samples_thinned(caplog):
 
 def test_a_sweep_row_shows_job_i_of_n_above_the_run(monkeypatch):
     monkeypatch.setenv("COLUMNS", "160")
-    from twinbench import live
+    from twinbench.ui import live
 
     monkeypatch.setattr(live.time, "time", lambda: 1060.0)
     sweep = progress.SweepState(job=2, jobs=4, started_s=1000.0, name="backend=torch")
@@ -122,8 +122,8 @@ def test_a_sweep_row_shows_job_i_of_n_above_the_run(monkeypatch):
 
 
 def test_the_worker_side_never_loads_rich():
-    """The worker imports twinbench.progress; drawing (rich) belongs to the parent alone."""
-    code = "import sys, twinbench.progress, twinbench.worker; print('rich' in sys.modules)"
+    """The worker imports twinbench.ui.progress; drawing (rich) belongs to the parent alone."""
+    code = "import sys, twinbench.ui.progress, twinbench.worker; print('rich' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"
 
@@ -240,7 +240,7 @@ def test_the_worker_lines_reach_run_log_through_logging(tmp_path):
 def test_before_each_job_a_sweep_says_which_job_and_how_long_is_left(caplog, monkeypatch):
     from omegaconf import OmegaConf
 
-    from analysis import sweep_end as callbacks
+    from twinbench.cli import sweep_end as callbacks
 
     caplog.set_level(logging.INFO)
     now = [1000.0]
@@ -298,7 +298,7 @@ def finished_record(**timing_flags) -> dict:
 
 
 def test_a_runs_summary_is_a_table_of_plain_aligned_columns_in_a_log():
-    from twinbench import launch
+    from twinbench.launch import runner as launch
 
     text = launch.summary(finished_record(unstable=True), tty=False)
     lines = text.splitlines()
@@ -318,7 +318,7 @@ def test_a_runs_summary_is_a_table_of_plain_aligned_columns_in_a_log():
 
 
 def test_a_phase_after_an_epoch_shows_no_stale_count():
-    from twinbench import live
+    from twinbench.ui import live
 
     view = live.LiveView(Tty())
     view.show("epoch", json.loads(sample_line(25)[len(progress.SAMPLE_MARK) :]), None)

@@ -29,7 +29,7 @@ from benchdata.download import (
     UnpinnedChecksum,
     keras_cache_dir,
 )
-from twinbench.config import CONF_DIR, group_choices
+from twinbench.config.spec import CONF_DIR, group_choices
 
 from . import realformat as rf
 from .conftest import read_result, run_cli

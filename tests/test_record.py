@@ -1,4 +1,5 @@
-"""The result record has one owner (twinbench/record.py): every version in its history reads back,
+"""The result record has one owner (twinbench/result/record.py): every version in its history reads
+back,
 nothing a writer put in is lost, and the worker, the failed-run path and the analysis go
 through it."""
 
@@ -10,9 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from analysis import records
-from twinbench import REPO_ROOT, results
-from twinbench.record import SCHEMA_HISTORY, SCHEMA_VERSION, ResultRecord, UnknownSchemaVersion
+from analysis.load import records
+from twinbench.launch import failed
+from twinbench.paths import REPO_ROOT
+from twinbench.result.record import (
+    SCHEMA_HISTORY,
+    SCHEMA_VERSION,
+    ResultRecord,
+    UnknownSchemaVersion,
+)
 
 from . import test_analysis_fakes as fakes
 
@@ -55,7 +62,7 @@ def test_absent_is_not_written_and_none_is_written_as_null():
 
 
 def test_a_failed_record_is_written_through_the_owner_with_the_backend_identity():
-    rec = results.failed_record(
+    rec = failed.failed_record(
         {"backend": {"name": "torch"}, "model": {"name": "mlp"}},
         "boom",
         error_kind="crash",
@@ -82,7 +89,7 @@ def test_the_analysis_reads_old_and_new_records_and_takes_the_identity_from_the_
     rows = {r["backend"]: r for r in map(records.to_row, records.load_records([tmp_path]))}
     assert (rows["keras_jax"]["api"], rows["keras_jax"]["runtime"]) == ("keras", "jax")
     assert rows["keras_jax"]["backend_label"] == "Keras on JAX"
-    # version 1: no identity in the record; the registry supplies it (analysis/backends.py)
+    # version 1: no identity in the record; the registry supplies it (analysis/load/backends.py)
     assert (rows["torch"]["api"], rows["torch"]["runtime"]) == ("torch", "torch")
     assert {rows["torch"]["path"], rows["keras_jax"]["path"]} == {str(old), str(new_path)}
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 from .conftest import run_cli
 
@@ -227,7 +227,7 @@ CONFIG_ONLY = [
     ("args", "message"), CONFIG_ONLY, ids=[" ".join(a) for a, _ in CONFIG_ONLY]
 )
 def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, capsys):
-    from twinbench import cli
+    from twinbench.config import checks as cli
 
     with pytest.raises(SystemExit) as stop:
         cli.check_overrides(args)
@@ -243,7 +243,7 @@ def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, c
 def test_the_same_rules_hold_for_a_job_that_reaches_run_job_directly(
     override, message, compose, tmp_path
 ):
-    from twinbench.launch import run_job
+    from twinbench.launch.runner import run_job
 
     (record,) = run_job(compose(override), tmp_path)  # another launcher, no command line
     assert record["error_kind"] == "config" and message in record["error"]
@@ -376,7 +376,7 @@ def test_a_read_only_output_dir_is_one_line(tmp_path):
 
 
 def test_records_have_the_same_mode_as_the_rest_of_the_run_dir(tmp_path):
-    from twinbench import results
+    from twinbench.result import results
 
     old = os.umask(0o022)
     try:

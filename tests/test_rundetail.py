@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from analysis import rundetail
-from twinbench import resources
+from analysis.compute import rundetail
+from twinbench.worker import resources
 
 
 def test_steady_steps_leave_out_the_warm_up_and_each_epochs_first_step():

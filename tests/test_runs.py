@@ -7,7 +7,7 @@ import json
 import pytest
 
 from frameworks import registry
-from twinbench.results import SCHEMA_VERSION, STABLE_KEYS
+from twinbench.result.results import SCHEMA_VERSION, STABLE_KEYS
 
 from .conftest import needs_two_cores, read_result, run_cli
 

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import effects, pipeline, pricing, scaling, summary
-from analysis.table import runs_table
+from analysis.compute import effects, pipeline, pricing, scaling, summary
+from analysis.load.table import runs_table
 from tests.test_analysis_legacy import REFERENCE, needs_reference
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 
 def noisy(times: dict[int, float], per_core: int = 12, rel_noise: float = 0.02, seed: int = 0):
@@ -143,7 +143,7 @@ def test_the_report_draws_fits_with_an_extrapolated_band(tmp_path):
     assert set(preds.loc[preds["cpus"].isin([8, 16, 32, 64]), "range"]) == {scaling.MEASURED_RANGE}
     assert not math.isnan(preds["predicted_cost"].iloc[0])
 
-    from analysis import report, scaling_report
+    from analysis.render import report, scaling_report
 
     hw = an.hardware[an.hardware["source"] == "2017 logs"]
     speedup_axis = scaling_report.chart(hw, "cnn", an).axes[0]

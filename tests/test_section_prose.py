@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from analysis.htmlkit import prose
+from analysis.render.htmlkit import prose
 
 
 def test_a_paragraph_written_over_template_lines_renders_as_one_line_with_values_escaped():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from frameworks import settings
-from twinbench.config import ConfigError, build_spec
+from twinbench.config.spec import ConfigError, build_spec
 
 from .conftest import read_result, run_cli
 
@@ -133,7 +133,7 @@ def test_default_settings_are_recorded_as_in_effect(tmp_path):
 
 def test_every_registered_backend_has_a_conf_file_whose_settings_the_registry_allows(compose):
     from frameworks import registry
-    from twinbench.config import group_choices
+    from twinbench.config.spec import group_choices
 
     assert sorted(group_choices("backend")) == sorted(registry.names())
     for name in registry.names():

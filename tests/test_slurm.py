@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis import pipeline
-from analysis.table import runs_table
+from analysis.compute import pipeline
+from analysis.load.table import runs_table
 from tests import slurm_cluster
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 TINY = ["model=mlp", "cpus=1", "epochs=1", "max_steps=3"]
 SUBMITIT = [

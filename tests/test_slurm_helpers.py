@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from twinbench import slurm
+from twinbench.launch import slurm
 
 
 def fake_squeue(known: dict[str, str]):

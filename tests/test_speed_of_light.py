@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 import models
-from twinbench import flops
-from twinbench import speed_of_light as sol
-from twinbench.speed_of_light import Kernel
+from models import flops
+from twinbench.measure import speed_of_light as sol
+from twinbench.measure.speed_of_light import Kernel
 
 from .test_flops import DATA_SIZES, MODELS
 
@@ -137,8 +137,9 @@ def test_the_limit_is_measured_once_per_machine_cores_model_and_batch_size(tmp_p
 
 
 def test_the_report_and_terminal_show_each_frameworks_fraction_of_the_speed_of_light(tmp_path):
-    from analysis import pipeline, report, terminal
-    from analysis.table import runs_table
+    from analysis.compute import pipeline
+    from analysis.load.table import runs_table
+    from analysis.render import report, terminal
 
     from .test_analysis_fakes import record, write
 
@@ -164,7 +165,7 @@ def test_the_report_and_terminal_show_each_frameworks_fraction_of_the_speed_of_l
 
 
 def test_a_run_reports_its_steady_step_against_the_cached_limit(tmp_path, compose):
-    from twinbench import environment
+    from twinbench.machine import environment
 
     from .conftest import read_result, run_cli
 

@@ -6,9 +6,9 @@ import pytest
 
 from frameworks.timing import RunClock
 from twinbench import stats
-from twinbench.config import build_spec
+from twinbench.config.spec import build_spec
 from twinbench.stats import steady_steps
-from twinbench.worker import timing_record
+from twinbench.worker.main import timing_record
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 
 def test_ten_steps_per_execution_train_on_the_same_batches_as_one_when_13_do_not_divide():

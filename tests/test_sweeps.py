@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from twinbench import REPO_ROOT, launch, results
+from twinbench.launch import runner as launch
+from twinbench.paths import REPO_ROOT
+from twinbench.result import results
 
 from .conftest import read_result, run_cli
 

@@ -17,7 +17,7 @@ from frameworks.torch_native.weight_layout import (
     torch_state_to_canonical,
 )
 from models import bilstm, textgen
-from twinbench import REPO_ROOT
+from twinbench.paths import REPO_ROOT
 
 IN, UNITS, N = 5, 4, 6
 rng = np.random.default_rng(0)

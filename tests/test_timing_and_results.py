@@ -8,7 +8,8 @@ from itertools import count
 import pytest
 
 from frameworks.timing import RunClock
-from twinbench import results
+from twinbench.launch import failed
+from twinbench.result import results
 
 
 def fake_clock(ticks):
@@ -60,12 +61,12 @@ def test_a_failed_write_keeps_the_previous_file_intact(tmp_path):
 
 
 def test_failed_record_keeps_every_stable_key():
-    record = results.failed_record({"backend": {"name": "torch"}, "model": {"name": "mlp"}}, "boom")
+    record = failed.failed_record({"backend": {"name": "torch"}, "model": {"name": "mlp"}}, "boom")
     assert set(results.STABLE_KEYS) <= set(record)
     assert record["status"] == "failed" and record["error"] == "boom"
 
 
 def test_a_failed_record_names_its_machine_so_reports_can_place_it():
-    record = results.failed_record({"backend": {"name": "torch"}}, "worker killed by signal 9")
+    record = failed.failed_record({"backend": {"name": "torch"}}, "worker killed by signal 9")
     assert record["environment"]["fingerprint"]
     assert record["environment"]["logical_cores"] >= 1

@@ -3,8 +3,9 @@ and steady state disagree, the line says so and names the budget part that makes
 
 from __future__ import annotations
 
-from analysis import pipeline, report, terminal, verdict
-from analysis.table import runs_table
+from analysis.compute import pipeline, verdict
+from analysis.load.table import runs_table
+from analysis.render import report, terminal
 from frameworks import registry
 
 from .test_analysis_fakes import record, write

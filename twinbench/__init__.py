@@ -1,13 +1,9 @@
-"""twinbench core: configuration, the per-run worker process, result records."""
+"""twinbench: the same network on several backends under a verified CPU budget.
 
-from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# conf/ sits beside the packages in a checkout (and an editable install); `pip install .` ships
-# it inside the package as twinbench/conf (pyproject.toml's package-dir mapping).
-_CHECKOUT_CONF = REPO_ROOT / "conf"
-INSTALLED = not _CHECKOUT_CONF.is_dir()
-CONF_DIR = Path(__file__).resolve().parent / "conf" if INSTALLED else _CHECKOUT_CONF
-# Where results/ lives: the checkout's, or, for an installed copy, the directory the user runs
-# the command from (an installed package's own folder is no place for data).
-WORK_ROOT = Path.cwd() if INSTALLED else REPO_ROOT
+Sub-packages, bottom to top (tests/test_layers.py holds the rule):
+- paths: where conf/ and results/ live;
+- result, stats, ui: the typed result record, timing statistics, terminal progress (what the
+  analysis may read too);
+- machine, config, worker, measure, launch, parity: the core that runs and certifies;
+- cli: the one entry point, the only place that imports both the core and analysis.
+"""

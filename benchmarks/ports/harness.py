@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 
 @dataclass
@@ -47,7 +47,7 @@ def budget(description: str) -> Budget:
 def arrays(model: str, b: Budget) -> tuple[Any, dict[str, Any]]:
     """twinbench's arrays for `model` (cut to max_steps batches) and its config (sizes filled)."""
     from benchdata import fill_arch, load
-    from twinbench.parity import model_config
+    from models.catalog import model_config
 
     cfg = model_config(model)
     data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))

@@ -1,5 +1,7 @@
-"""Per-library probe code for twinbench's machine peak (twinbench/peak.py) and speed of light
-(twinbench/speed_of_light.py): one module per library, `frameworks.probes.<library>`, looked up
+"""Per-library probe code for twinbench's machine peak (twinbench/measure/peak.py) and speed of
+light
+(twinbench/measure/speed_of_light.py): one module per library, `frameworks.probes.<library>`,
+looked up
 by name so twinbench/ never names a library in code.
 
 Every module offers:

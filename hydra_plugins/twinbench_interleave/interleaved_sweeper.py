@@ -1,6 +1,7 @@
 """Hydra's basic sweeper, with each repeat its own job and frameworks interleaved.
 
-The jobs are the basic sweeper's cartesian product; twinbench.interleave orders them (and why).
+The jobs are the basic sweeper's cartesian product; twinbench.launch.interleave orders them (and
+why).
 Hydra loads sweepers only from the `hydra_plugins` package, hence this module's place; select it
 with `hydra/sweeper=interleaved` (twinbench's default) or go back with `hydra/sweeper=basic`.
 """
@@ -13,7 +14,7 @@ from omegaconf import OmegaConf
 
 class InterleavedSweeper(BasicSweeper):
     def split_arguments(self, overrides: list, max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
-        from twinbench.interleave import Job, interleave, splits_repeats
+        from twinbench.launch.interleave import Job, interleave, splits_repeats
 
         if not splits_repeats(self.config):  # a parallel launcher: Hydra's plain product
             return BasicSweeper.split_arguments(overrides, max_batch_size)

@@ -12,7 +12,7 @@ import statistics
 import sys
 import time
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 cpu.pin(cpu.choose_cores(2))
 os.environ.update(cpu.thread_environment(2, 2))
@@ -27,7 +27,7 @@ from frameworks import get_backend
 from frameworks.base import TrainPlan
 from frameworks.keras.common import SharedOrderBatches
 from frameworks.timing import RunClock
-from twinbench.parity import model_config
+from models.catalog import model_config
 
 b = get_backend("tensorflow")
 b.configure_threads(2, 2)

@@ -9,7 +9,7 @@ import os
 import statistics
 import sys
 
-from twinbench import cpu
+from twinbench.machine import cpu
 
 cpu.pin(cpu.choose_cores(2))
 os.environ.update(cpu.thread_environment(2, 2))
@@ -23,7 +23,7 @@ from benchdata import fill_arch, load
 from frameworks import get_backend
 from frameworks.base import TrainPlan
 from frameworks.timing import RunClock
-from twinbench.parity import model_config
+from models.catalog import model_config
 
 b = get_backend("tensorflow")
 b.configure_threads(2, 2)

@@ -1,0 +1,1 @@
+"""Figures from the runs table: summaries, effects, ratios, scaling, verdicts, prices."""

@@ -1,0 +1,127 @@
+"""From the runs table to every figure the report and the terminal show, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.compute import certificates, effects, environment, pricing, relative, scaling, summary
+from analysis.errors import AnalysisError
+from analysis.load import backends
+from analysis.load.dedupe import Issues, dedupe
+from analysis.load.legacy import SOURCE as LEGACY_SOURCE
+from twinbench import stats
+
+
+@dataclass
+class Options:
+    baseline: str | None = None
+    # The backend every other one is compared with (None: analysis/load/backends.py's default).
+    reference: str | None = None
+    pricing: str = pricing.DEFAULT_TABLE
+    metric: str = "train_time"
+    unstable_width: float = stats.UNSTABLE_REL_WIDTH
+    parity_dirs: list[Path] = field(default_factory=list)
+    inputs: list[Path] = field(default_factory=list)
+    # False: a missing common baseline leaves the relative tables empty instead of failing
+    # (the sweep-end summary must still show the framework comparison).
+    strict_baseline: bool = True
+    # Validation accuracy a run must reach: the report gives each run's time to it (MLPerf's
+    # time-to-train); None: no target, curves only.
+    target_accuracy: float | None = None
+
+
+@dataclass
+class Analysis:
+    options: Options
+    runs: pd.DataFrame
+    issues: Issues
+    configs: pd.DataFrame
+    baselines: dict[str, relative.Baseline]
+    prices: dict[str, pricing.PriceTable]
+    relative: pd.DataFrame
+    framework: pd.DataFrame
+    hardware: pd.DataFrame
+    scaling_gap: pd.DataFrame
+    software: pd.DataFrame
+    peak: pd.DataFrame
+    parity: pd.DataFrame
+    histories: dict[str, dict[str, dict[str, list[float]]]]
+    machines: pd.DataFrame
+    threads: pd.DataFrame
+    baseline_error: str | None = None
+    scaling: scaling.ScalingModel | None = None
+    reference: str | None = None  # the backend the framework tables divide by
+
+    @property
+    def failed(self) -> pd.DataFrame:
+        return self.runs[self.runs["status"] != "ok"]
+
+    @property
+    def metric_name(self) -> str:
+        return summary.METRICS[self.options.metric][1]
+
+    @property
+    def metric_definition(self) -> str:
+        return summary.METRICS[self.options.metric][2]
+
+
+def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
+    if options.metric not in summary.METRICS:
+        raise AnalysisError(
+            f"unknown metric {options.metric!r} (choose from {', '.join(summary.METRICS)})"
+        )
+    runs, issues = dedupe(runs)
+    column = summary.METRICS[options.metric][0]
+    ok = runs[runs["status"] == "ok"]
+    if len(ok) and ok[column].isna().all():
+        raise AnalysisError(
+            f"metric {options.metric}: no successful run records it (`{column}`); "
+            "use --metric train_time"
+        )
+    configs = summary.configs(runs, options.metric, options.unstable_width)
+    try:
+        reference = backends.choose_reference(runs.get("backend", []), options.reference)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+    prices = {
+        source: pricing.load(pricing.LEGACY_TABLE if source == LEGACY_SOURCE else options.pricing)
+        for source in configs["source"].unique()
+    }
+    baselines: dict[str, relative.Baseline] = {}
+    error = None
+    for source in configs["source"].unique():
+        try:
+            chosen = relative.choose(configs, source, options.baseline)
+        except AnalysisError as exc:
+            if options.strict_baseline:
+                raise
+            error = str(exc)
+            continue
+        if chosen is not None:
+            baselines[source] = chosen
+    hardware = effects.hardware(configs)
+    dirs = certificates.certificate_dirs(options.inputs, options.parity_dirs)
+    return Analysis(
+        options=options,
+        runs=runs,
+        issues=issues,
+        configs=configs,
+        baselines=baselines,
+        prices=prices,
+        relative=relative.table(configs, baselines, prices),
+        framework=effects.framework(configs, options.unstable_width, reference or ""),
+        hardware=hardware,
+        scaling_gap=effects.scaling_gap(hardware, configs, reference or ""),
+        software=effects.software(configs, options.unstable_width),
+        peak=effects.peak(configs),
+        parity=certificates.parity(runs, dirs),
+        histories=certificates.histories(runs),
+        machines=environment.machines(runs),
+        threads=environment.threads(runs),
+        baseline_error=error,
+        scaling=scaling.build(hardware, runs, prices),
+        reference=reference,
+    )

@@ -1,0 +1,1 @@
+"""Tables and trackers outside twinbench: the collected Parquet/CSV table, MLflow."""

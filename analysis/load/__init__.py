@@ -1,0 +1,1 @@
+"""Reading results: records, the 2017 logs, duplicates, the tidy runs table, backend identities."""

@@ -1,0 +1,328 @@
+"""twinbench result records: find every result.json, check it, flatten it into one table row.
+
+A record written by another machine is data: it is parsed as JSON and nothing in it is executed,
+imported or opened (a certificate path inside a record is shown, never read).
+Fields added by later schema work (timing, startup, flops, settings, run_key, repeat) are used
+when present and tolerated when absent, so today's and tomorrow's records load side by side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.compute import layers, machine_peak, speed_of_light
+from analysis.errors import AnalysisError
+from analysis.load import backends
+from twinbench.result.record import ResultRecord, UnknownSchemaVersion
+
+# Config keys that say how a sweep ran, not what was measured: the writer's own list.
+from twinbench.result.results import NOT_MEASURED, RESULT_FILE, run_key
+
+SOURCE = "twinbench"
+UNKNOWN_MACHINE = "unknown machine"
+
+
+@dataclass(frozen=True)
+class Record:
+    path: Path
+    data: dict[str, Any]
+
+
+def find_result_files(path: Path) -> list[Path]:
+    """`path` itself if it is a file, else every result.json below it, in a stable order."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    return sorted(path.rglob(RESULT_FILE))
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Parse one result file; unusable files raise AnalysisError naming the file."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise AnalysisError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise AnalysisError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise AnalysisError(f"{path}: not a result record (a JSON {type(data).__name__})")
+    try:  # the record's owner reads every schema version it knows (twinbench/result/record.py)
+        return ResultRecord.from_json(data).to_json()
+    except UnknownSchemaVersion as exc:
+        raise AnalysisError(f"{path}: {exc}") from None
+
+
+def load_records(paths: list[Path]) -> list[Record]:
+    return [Record(f, read_record(f)) for p in paths for f in find_result_files(Path(p))]
+
+
+# ---------------------------------------------------------------- flattening
+
+
+def _get(data: Any, *keys: str) -> Any:
+    """data[k1][k2]... or None where any level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _num(value: Any) -> float | None:
+    """A finite float, or None: records may carry null, strings or NaN where a value is absent."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def canonical(value: Any) -> str:
+    """JSON with sorted keys: equal content gives an equal string (and hash)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def short_hash(value: Any) -> str:
+    return hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
+
+
+def measured_config(config: Any) -> dict[str, Any]:
+    """The part of a run's config that decides what is measured."""
+    if not isinstance(config, dict):
+        return {}
+    return {k: v for k, v in config.items() if k not in NOT_MEASURED}
+
+
+def derived_run_key(config: Any) -> str:
+    """The run identity for records written before `run_key` existed: the writer's own
+    definition."""
+    return run_key(config if isinstance(config, dict) else {})
+
+
+def settings_of(record: dict[str, Any]) -> dict[str, Any]:
+    """Backend software settings as the config asked for them (the worker verified them in
+    effect, or the run failed); else the read-back `settings` of records without a config."""
+    backend = _get(record, "config", "backend")
+    if isinstance(backend, dict):
+        return {k: v for k, v in backend.items() if k != "name"}
+    settings = record.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def _preset(record: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The settings preset a run started from (conf/opt/<name>.yaml) and its values for the
+    run's backend."""
+    opt = _get(record, "config", "opt")
+    if not isinstance(opt, dict):
+        return (opt if isinstance(opt, str) else None), {}
+    values = opt.get(record.get("backend") or "", {})
+    return opt.get("name"), values if isinstance(values, dict) else {}
+
+
+def settings_difference(record: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """Only what differs from the run's preset: what a reader needs to tell variants apart."""
+    _, preset = _preset(record)
+    if not preset:
+        return settings
+    return {k: v for k, v in settings.items() if k not in preset or preset[k] != v}
+
+
+def settings_label(settings: dict[str, Any]) -> str:
+    def show(v: Any) -> str:
+        if v is True:
+            return "on"
+        if v is False:
+            return "off"
+        return str(v)
+
+    return ", ".join(f"{k}={show(v)}" for k, v in sorted(settings.items())) or "default"
+
+
+def _is_default_preset(record: dict[str, Any]) -> bool | None:
+    """True where the run used `opt=default` with no setting overridden (the headline), False
+    where it named another preset or overrode one, None where the record cannot say."""
+    name, preset = _preset(record)
+    if name is None:
+        return None
+    if not preset:  # a record naming its preset without its values
+        return name == "default"
+    return name == "default" and not settings_difference(record, settings_of(record))
+
+
+def _settings_label(record: dict[str, Any], settings: dict[str, Any]) -> str:
+    name, _ = _preset(record)
+    diff = settings_label(settings_difference(record, settings))
+    if name in (None, "default"):
+        return diff
+    return name if diff == "default" else f"{name}, {diff}"
+
+
+def _threads(record: dict[str, Any], which: str, kind: str) -> int | None:
+    value = _get(record, which, kind)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _epoch_times(record: dict[str, Any]) -> list[float]:
+    times = record.get("epoch_times_s")
+    if not isinstance(times, list):
+        return []
+    return [t for t in (_num(v) for v in times) if t is not None]
+
+
+def _history(record: dict[str, Any]) -> dict[str, list[float]]:
+    history = record.get("history")
+    if not isinstance(history, dict):
+        return {}
+    return {k: v for k, v in history.items() if isinstance(v, list)}
+
+
+def _last(values: list[Any] | None) -> float | None:
+    """The last value that is there: epochs between validations hold null (validate_every)."""
+    present = [v for v in values or [] if v is not None]
+    return _num(present[-1]) if present else None
+
+
+def to_row(rec: Record) -> dict[str, Any]:
+    """One run as a flat row: plain scalars, lists and dicts as canonical JSON strings."""
+    r = rec.data
+    env = r.get("environment") if isinstance(r.get("environment"), dict) else {}
+    config = r.get("config") if isinstance(r.get("config"), dict) else {}
+    times = _epoch_times(r)
+    history = _history(r)
+    settings = settings_of(r)
+    requested = {k: _threads(r, "threads_requested", k) for k in ("intra_op", "inter_op")}
+    actual = {k: _threads(r, "threads_actual", k) for k in ("intra_op", "inter_op")}
+    run_key = r.get("run_key") or config.get("run_key")
+    repeat = r.get("repeat", config.get("repeat"))
+    step = _get(r, "timing", "steady_step_s") or {}
+    fingerprint = env.get("fingerprint") or (
+        f"{env['cpu_model']} x{env.get('logical_cores')}" if env.get("cpu_model") else None
+    )
+    row: dict[str, Any] = {
+        "source": SOURCE,
+        "path": str(rec.path),
+        "machine": fingerprint or UNKNOWN_MACHINE,
+        "machine_inferred": False,
+        "hostname": env.get("hostname"),
+        "schema_version": r.get("schema_version"),
+        "status": r.get("status") or "unknown",
+        "error": r.get("error"),
+        "error_kind": r.get("error_kind"),
+        "run_key": run_key or derived_run_key(config),
+        "run_key_derived": not run_key,
+        "repeat": repeat if isinstance(repeat, int) else None,
+        "repeats": r.get("repeats") if isinstance(r.get("repeats"), int) else None,
+        "started": r.get("started"),
+        "finished": r.get("finished"),
+        "backend": r.get("backend"),
+        **backends.columns(r.get("backend"), r),
+        "model": r.get("model"),
+        "device": r.get("device") or "cpu",
+        "cpus": r.get("cpus") if isinstance(r.get("cpus"), int) else None,
+        "threads_intra_requested": requested["intra_op"],
+        "threads_inter_requested": requested["inter_op"],
+        "threads_intra_actual": actual["intra_op"],
+        "threads_inter_actual": actual["inter_op"],
+        "threads_verified": (requested == actual) if None not in actual.values() else None,
+        "params": r.get("params"),
+        "expected_params": r.get("expected_params"),
+        "dataset": _get(r, "data", "dataset"),
+        "data_source": _get(r, "data", "source"),
+        "epochs": r.get("epochs"),
+        # A failed run may not say how long it was meant to train: its config does.
+        "workload_epochs": r.get("epochs")
+        or config.get("epochs")
+        or _get(config, "model", "epochs"),
+        "batch_size": r.get("batch_size") or _get(config, "model", "batch_size"),
+        "steps_per_epoch": r.get("steps_per_epoch"),
+        "max_steps": config.get("max_steps"),
+        "seed": config.get("seed"),
+        # The interleaved round it ran in (twinbench/launch/interleave.py): runs of two backends
+        # with
+        # one pair_id were measured back to back, so their ratio is a paired one.
+        "pair_id": r.get("pair_id"),
+        "settings": canonical(settings),
+        "settings_label": _settings_label(r, settings),
+        # How many settings differ from the preset: with no default run in a cell, the variant
+        # closest to it stands for out-of-the-box behaviour.
+        "settings_changes": len(settings_difference(r, settings)),
+        "settings_default": _is_default_preset(r),
+        "config_label": None,  # set by the table once every run is known (see labels.py)
+        "legacy_label": None,
+        "epochs_timed": len(times),
+        # The 2017 benchmark's figure: wall time of every epoch, validation included, summed.
+        # fsum: the correctly rounded sum, independent of the order pandas or numpy would use.
+        "train_time_s": math.fsum(times) if times else None,
+        "epoch_time_first_s": times[0] if times else None,
+        "epoch_time_median_s": statistics.median(times) if times else None,
+        "steady_step_s": _num(step.get("median")) if isinstance(step, dict) else None,
+        "steady_step_ci_low_s": _num(step.get("ci_low")) if isinstance(step, dict) else None,
+        "steady_step_ci_high_s": _num(step.get("ci_high")) if isinstance(step, dict) else None,
+        "steady_step_unstable": step.get("unstable") if isinstance(step, dict) else None,
+        "steady_samples_per_s": _num(_get(r, "timing", "steady_samples_per_s")),
+        "drift_ratio": _num(_get(r, "timing", "drift", "ratio_last_to_first_third")),
+        "drifting": _get(r, "timing", "drift", "drifting"),
+        "flops_per_step": _num(_get(r, "flops", "per_step")),
+        "achieved_gflops": _num(_get(r, "flops", "achieved_gflops")),
+        "peak_gflops": _num(_get(r, "flops", "peak_gflops")),
+        "fraction_of_peak": _num(_get(r, "flops", "fraction_of_peak")),
+        "parity_status": _get(r, "parity", "status"),
+        "peak_rss_mib": _num(_get(r, "resources", "peak_rss_mib")),
+        "cpu_time_training_s": _num(_get(r, "resources", "cpu_time_training_s")),
+        "busy_cores_training": _num(_get(r, "resources", "busy_cores_training")),
+        "steps_file": r.get("steps_file"),
+        "final_loss": _last(history.get("loss")),
+        "final_accuracy": _last(history.get("accuracy")),
+        "final_val_loss": _last(history.get("val_loss")),
+        "final_val_accuracy": _last(history.get("val_accuracy")),
+        "framework_version": _get(r, "framework", "version"),
+        "keras_version": _get(r, "framework", "keras_version"),
+        "framework_build": canonical(_get(r, "framework", "build") or {}),
+        "cpu_model": env.get("cpu_model"),
+        "isa_flags": " ".join(env.get("isa_flags") or []),
+        "logical_cores": env.get("logical_cores"),
+        "physical_cores": env.get("physical_cores"),
+        "cgroup_cpu_quota": _num(env.get("cgroup_cpu_quota")),
+        "memory_gib": _num(env.get("memory_gib")),
+        "python": env.get("python"),
+        "platform": env.get("platform"),
+        "affinity": canonical(r.get("affinity")) if r.get("affinity") is not None else None,
+        **_slurm(env.get("slurm")),
+        "epoch_times_s": canonical(times),
+        "history": canonical(history),
+        "config_hash": short_hash(measured_config(config)),
+        "content_hash": short_hash(r),
+    }
+    startup = r.get("startup")
+    if isinstance(startup, dict):
+        for key, value in startup.items():
+            if _num(value) is not None:
+                row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
+    parts = _get(r, "budget", "parts_s")
+    if isinstance(parts, dict):  # twinbench.result.budget: where the training time went
+        for key, value in parts.items():
+            if _num(value) is not None:
+                row[f"budget_{key}_s"] = _num(value)
+    row.update(machine_peak.columns(r))
+    row.update(layers.columns(r))
+    row.update(speed_of_light.columns(r))
+    return row
+
+
+def _slurm(slurm: Any) -> dict[str, Any]:
+    """The Slurm job a run belonged to, when it ran under Slurm (requeued if restart_count > 0)."""
+    if not isinstance(slurm, dict):
+        return {}
+    granted = slurm.get("granted_cpus")
+    return {
+        "slurm_job_id": slurm.get("job_id"),
+        "slurm_restart_count": slurm.get("restart_count"),
+        "slurm_granted_cpus": canonical(granted) if granted is not None else None,
+    }

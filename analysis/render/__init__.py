@@ -1,0 +1,1 @@
+"""Showing them: the HTML report, charts, the terminal summary."""

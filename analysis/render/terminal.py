@@ -1,0 +1,168 @@
+"""The compact terminal summary: relative time and cost, the framework effect, failures."""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from analysis.compute import effects, layers, machine_peak, speed_of_light, summary, verdict
+from analysis.compute.pipeline import Analysis
+
+
+def _fmt(value: Any, kind: str = "") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "-"
+    if kind == "x":
+        return f"{value:.2f}x"
+    if kind == "s":
+        return f"{value:.4g}"
+    if kind == "ms":  # step times: milliseconds, as in the run summaries and the report
+        return f"{value * 1e3:.4g}"
+    return str(value)
+
+
+# rich's SIMPLE_HEAD with an ASCII rule under the header: readable in any terminal encoding and
+# in logs; columns two spaces apart.
+HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A plain-text table drawn by rich (no colour, never wrapped: a log line stays one line)."""
+    table = Table(
+        box=HEAD_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style=None
+    )
+    for name in header:
+        table.add_column(name, no_wrap=True, overflow="ignore")
+    for row in rows:
+        table.add_row(*row)
+    out = io.StringIO()
+    Console(file=out, width=10_000, color_system=None, highlight=False).print(table)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def _unit(metric: str) -> str:
+    """Training time in seconds; a step time in milliseconds."""
+    return "ms" if metric == "steady_step" else "s"
+
+
+def relative_lines(an: Analysis) -> list[str]:
+    lines, unit = [], _unit(an.options.metric)
+    for source, base in an.baselines.items():
+        rel = an.relative[an.relative["source"] == source]
+        if rel.empty:
+            continue
+        lines.append(
+            f"{source}: {an.metric_name} and cost relative to {base.label} ({base.reason}); "
+            f"prices: {an.prices[source].name}"
+        )
+        rows = [
+            [
+                str(r["workload"]),
+                str(r["config_label"]),
+                str(r["n_ok"]),
+                _fmt(r["time"], unit),
+                _fmt(r["time_rel"], "x"),
+                _fmt(r["cost_rel"], "x"),
+                str(r["flags"]),
+            ]
+            for _, r in rel.iterrows()
+        ]
+        header = ["workload", "configuration", "runs", f"time {unit}", "time", "cost", "flags"]
+        lines += [*_grid(header, rows), ""]
+    return lines
+
+
+def framework_lines(an: Analysis) -> list[str]:
+    lines = _framework_table(an.framework, an.metric_name, _unit(an.options.metric))
+    if an.options.metric != "steady_step":
+        # Training time includes each run's tracing and warm-up; the steady-state step ratio
+        # beside it separates the framework's speed from its start-up.
+        lines += _framework_table(
+            _steady_framework(an), summary.METRICS["steady_step"][1], _unit("steady_step")
+        )
+    return lines
+
+
+def _steady_framework(an: Analysis) -> pd.DataFrame:
+    column = summary.METRICS["steady_step"][0]
+    ok = an.runs[an.runs["status"] == "ok"]
+    if ok.empty or column not in ok or ok[column].isna().all():
+        return pd.DataFrame()
+    configs = summary.configs(an.runs, "steady_step", an.options.unstable_width)
+    return effects.framework(configs, an.options.unstable_width, an.reference or "")
+
+
+def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]:
+    if fe.empty:
+        return []
+    fe = fe[fe["headline"]]
+    reference = str(fe["reference"].iloc[0]) if len(fe) else ""
+    rows = []
+    for _, r in fe.iterrows():
+        ci = (
+            f"[{r['ratio_ci_low']:.2f}, {r['ratio_ci_high']:.2f}]"
+            if not math.isnan(r["ratio_ci_low"])
+            else "-"
+        )
+        where = "gpu" if r["device"] == "cuda" else f"cpu{r['cpus']}"
+        rows.append(
+            [
+                str(r["workload"]),
+                str(r["machine"]),
+                where,
+                str(r["other"]),
+                _fmt(r["reference_time"], unit),
+                _fmt(r["other_time"], unit),
+                _fmt(r["ratio"], "x"),
+                ci,
+                str(r["verdict"]),
+            ]
+        )
+    header = [
+        "workload",
+        "machine",
+        "cores",
+        "vs",
+        f"{reference} {unit}",
+        f"other {unit}",
+        "ratio",
+        "95% CI",
+        "",
+    ]
+    title = (
+        f"framework effect: {reference} / each other backend's {metric_name} "
+        f"(below 1: {reference} faster)"
+    )
+    return [title, *_grid(header, rows), ""]
+
+
+def failure_lines(an: Analysis) -> list[str]:
+    failed = an.failed
+    if failed.empty:
+        return []
+    lines = [f"{len(failed)} of {len(an.runs)} runs failed:"]
+    for _, r in failed.iterrows():
+        lines.append(f"  {r['workload']} {r['config_label']}: {r['error']}  ({r['path']})")
+    return [*lines, ""]
+
+
+def render(an: Analysis, with_failures: bool = True) -> str:
+    """The summary; `with_failures=False` where the caller lists failures itself."""
+    # The verdict leads: which framework is faster, and why where the metrics disagree.
+    lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width, an.reference)
+    lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
+    lines += speed_of_light.lines(an.runs)
+    lines += layers.lines(an.runs, an.reference)
+    lines += failure_lines(an) if with_failures else []
+    if an.baseline_error:
+        lines.append(f"no relative table: {an.baseline_error}")
+    lines += [f"note: {line}" for line in an.issues.lines()]
+    if not lines:
+        return "no successful runs to compare"
+    return "\n".join(lines).rstrip()

@@ -1,0 +1,109 @@
+"""Learning curves that agree: train one workload over several seeds in every backend (or those
+--backends names) and test whether their final loss and accuracy come from the same distribution
+(the reference backend against each other one, analysis/load/backends.py).
+
+    python -m twinbench.cli.curves mlp --seeds 3                 # full epochs, seeds 0..2
+    python -m twinbench.cli.curves mlp --seeds 2 --epochs 2 --max-steps 50 --out /tmp/curves
+
+Every run goes through the normal path (`python run.py backend=... model=... seed=...`: a fresh
+worker process, the usual result.json), one after the other, into OUT/<model>/<backend>/seed<s>;
+finished runs are reused. The verdict (analysis/compute/seed_curves.py `agreement`: mean final
+values
+within BAND_SDS seed standard deviations, Welch's p beside it) is printed and written to
+OUT/<model>/agreement.json; `python -m analysis OUT` draws the seed bands in the report.
+Exit status 0 when every compared metric agrees, 1 when one does not, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis.compute import seed_curves
+from frameworks import registry
+from twinbench.config.spec import group_choices
+from twinbench.paths import REPO_ROOT
+from twinbench.result import results
+
+BACKENDS = tuple(registry.names())  # every backend, unless --backends names fewer
+DEFAULT_OUT = REPO_ROOT / "results" / "curves"
+
+
+def run_dir(out: Path, model: str, backend: str, seed: int) -> Path:
+    return out / model / backend / f"seed{seed}"
+
+
+def train(out: Path, model: str, backend: str, seed: int, extra: list[str]) -> dict:
+    """One run through run.py; its result.json (reused when it already finished)."""
+    folder = run_dir(out, model, backend, seed)
+    result = folder / results.RESULT_FILE
+    if not result.is_file() or results.read(result).get("status") != "ok":
+        cmd = [sys.executable, "run.py", f"backend={backend}", f"model={model}", f"seed={seed}"]
+        cmd += [*extra, f"hydra.run.dir={folder}"]
+        print(f"  {backend} {model} seed {seed}: {' '.join(cmd[2:])}", flush=True)
+        subprocess.run(cmd, cwd=REPO_ROOT, check=False)
+    return results.read(result) if result.is_file() else {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m twinbench.cli.curves", description=__doc__)
+    parser.add_argument("model", choices=group_choices("model"))
+    parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (at least 2)")
+    parser.add_argument("--epochs", type=int, help="default: the model's full epochs")
+    parser.add_argument("--max-steps", type=int, help="cap steps per epoch (a shortened check)")
+    parser.add_argument("--cpus", type=int, help="cores per run (default: all allowed)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--backends",
+        default=",".join(BACKENDS),
+        help=f"comma-separated backends to train (default: all, {','.join(BACKENDS)})",
+    )
+    args = parser.parse_args(argv)
+    chosen = [b for b in args.backends.split(",") if b]
+    unknown = [b for b in chosen if b not in BACKENDS]
+    if unknown or len(chosen) < 2:
+        parser.error(
+            f"--backends needs two or more of {', '.join(BACKENDS)} (got {args.backends!r})"
+        )
+    if args.seeds < 2:
+        parser.error("--seeds must be at least 2: agreement is judged against the seed spread")
+    extra = ["measure.peak_probe=false"]
+    extra += [f"epochs={args.epochs}"] if args.epochs else []
+    extra += [f"max_steps={args.max_steps}"] if args.max_steps else []
+    extra += [f"cpus={args.cpus}"] if args.cpus else []
+    histories: dict[str, dict[int, dict[str, list[float]]]] = {}
+    for seed in range(args.seeds):
+        for backend in chosen:
+            record = train(args.out, args.model, backend, seed, extra)
+            if record.get("status") != "ok":
+                folder = run_dir(args.out, args.model, backend, seed)
+                print(f"{backend} seed {seed} did not finish: see {folder}")
+                return 1
+            histories.setdefault(backend, {})[seed] = record["history"]
+    rows = seed_curves.agreement_rows({args.model: histories})
+    verdict = {
+        "model": args.model,
+        "seeds": args.seeds,
+        "overrides": extra,
+        "test": f"|mean difference| <= max({seed_curves.BAND_SDS:g} x larger seed SD, "
+        f"{seed_curves.REL_FLOOR:.0%} of the value); Welch's p reported",
+        "metrics": rows,
+        "histories": {b: {str(s): h for s, h in seeds.items()} for b, seeds in histories.items()},
+    }
+    path = args.out / args.model / "agreement.json"
+    results.write_atomic(path, verdict)
+    for row in verdict["metrics"]:
+        p = "n/a" if row["welch_p"] is None else f"{row['welch_p']:.2f}"
+        print(
+            f"{args.model} {row['metric']:<13} {row['frameworks']}: difference "
+            f"{row['difference']:+.4g} within band {row['band']:.4g}? "
+            f"{'AGREE' if row['agree'] else 'DIFFER'}  (Welch p {p})"
+        )
+    print(f"-> {path}")
+    return 0 if verdict["metrics"] and all(r["agree"] for r in verdict["metrics"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The sweep's Hydra callback (conf/config.yaml `hydra.callbacks`): where a sweep stands before
+each job, and at its end the side-by-side comparison, the report and the failures.
+
+It lives with the analysis it runs (it was twinbench/callbacks.py, which imported analysis while
+analysis imported twinbench: an import cycle hidden behind lazy imports).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.utils import JobStatus
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from analysis.compute import pipeline
+from analysis.errors import AnalysisError
+from analysis.load import records as records_module
+from analysis.load.table import failures, frame, load_results
+from analysis.render import terminal
+from analysis.render.report import after_sweep
+from twinbench import parity
+from twinbench.launch import interleave, planner, slurm
+from twinbench.ui import progress
+
+
+def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
+    """Jobs in a basic sweep: the product of each swept key's values (None if unknown)."""
+    given = {o.split("=", 1)[0].lstrip("+~"): o for o in task_overrides if "=" in o}
+    for key, values in sweeper_params.items():
+        given.setdefault(key, f"{key}={values}")
+    try:
+        parsed = OverridesParser.create().parse_overrides(list(given.values()))
+        n = 1
+        for o in parsed:
+            if o.is_sweep_override():
+                n *= len(list(o.sweep_iterator()))
+        return n
+    except Exception:  # glob() and other sweeps only the sweeper can expand
+        return None
+
+
+class SweepSummary(Callback):
+    """Says where a sweep stands (job i/N, elapsed, time left) before each job; at the end
+    prints the side-by-side table of the sweep and exits non-zero if any run failed.
+
+    Hydra turns an exception in a callback into a warning and exits 0, so every way this can go
+    wrong ends here in one line and exit code 1: a sweep whose summary cannot be made is not a
+    sweep known to have succeeded.
+    """
+
+    started_s: float | None = None
+    jobs: int | None = None
+
+    def __init__(self) -> None:
+        self.failed_jobs = 0  # as the jobs returned them, where they ran in this process
+
+    def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
+        if job_return.status != JobStatus.COMPLETED or job_return.return_value != "ok":
+            self.failed_jobs += 1
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self.started_s = time.time()  # wall clock: jobs may run on other machines
+        swept = config.hydra.sweeper.get("params")
+        params = OmegaConf.to_container(swept, resolve=True) if swept else {}
+        self.jobs = sweep_size(list(config.hydra.overrides.task), params)
+        if interleave.splits_repeats(config) and self.jobs:
+            # Each repeat is its own job there (twinbench/launch/interleave.py): known if not swept.
+            repeats = config.get("repeats")
+            given = [o for o in config.hydra.overrides.task if o.split("=")[0] == "repeats"]
+            swept = "repeats" in params or any(not o[len("repeats=") :].isdigit() for o in given)
+            self.jobs = self.jobs * repeats if isinstance(repeats, int) and not swept else None
+        for line in (slurm.prepare(config), planner.announce(config)):
+            if line:
+                print(line, flush=True)
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        if self.started_s is None or "num" not in config.hydra.job:
+            return  # a single run, or a launcher that runs jobs in other processes
+        state = progress.SweepState(
+            int(config.hydra.job.num) + 1,
+            self.jobs,
+            self.started_s,
+            config.hydra.job.override_dirname,
+        )
+        progress.current_sweep = state  # drawn beside the run's own bar on a terminal
+        progress.emit(progress.sweep_line(state, time.time()), logging.getLogger("twinbench.sweep"))
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        progress.current_sweep = None
+        try:
+            failed = self._summarize(Path(config.hydra.sweep.dir), config)
+        except Exception as exc:  # reported as one line, never swallowed
+            message = " ".join(f"{type(exc).__name__}: {exc}".splitlines())
+            print(
+                f"twinbench: error: the sweep summary could not be made: {message}",
+                file=sys.stderr,
+                flush=True,
+            )
+            raise SystemExit(1) from None
+        if failed or self.failed_jobs:
+            raise SystemExit(1)
+
+    @staticmethod
+    def _summarize(sweep_dir: Path, config: DictConfig) -> bool:
+        records = load_results([sweep_dir])
+        if config.get("certify"):
+            certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
+        print("\n" + comparison_table(records), flush=True)
+        from twinbench.ui import progress
+
+        sweep_log = logging.getLogger("twinbench.sweep")
+        progress.emit("report: writing report.html and its figures ...", sweep_log)
+        print(after_sweep(sweep_dir), flush=True)
+        failed = failures(records)
+        if failed:
+            print(f"\n{len(failed)} of {len(records)} runs failed:")
+            for path, record in failed:
+                print(f"  {path.parent.name}: {record['error']}")
+        return bool(failed)
+
+
+def certify_missing(models: list[str]) -> None:
+    """The equivalence half of the comparison: certify each model that has no certificate yet.
+
+    Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
+    never competes with a timing; a current certificate, pass or fail, is kept as it is.
+    """
+    for model in models:
+        if parity.status(model)["status"] in ("pass", "fail"):
+            continue  # a stale or missing certificate is made again
+        progress.emit(
+            f"parity: certifying {model} on every backend (a minute or more)...",
+            logging.getLogger("twinbench.sweep"),
+        )
+        for report in parity.check_all(model):
+            path = parity.write_certificate(report)
+            verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
+            print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
+
+
+def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:
+    """The compact terminal comparison of the given records (see analysis.render.terminal)."""
+    if not found:
+        return "no runs to compare"
+    runs = frame([records_module.to_row(records_module.Record(p, r)) for p, r in found])
+    try:
+        an = pipeline.analyze(runs, pipeline.Options(strict_baseline=False))
+    except AnalysisError as exc:
+        return f"no comparison: {exc}"
+    return terminal.render(an, with_failures=False)  # the sweep callback lists them itself

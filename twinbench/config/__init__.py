@@ -1,0 +1,3 @@
+"""The run specification: conf/'s choices, the key schema, command-line checks, the validated
+RunSpec.
+"""

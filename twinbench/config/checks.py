@@ -1,0 +1,227 @@
+"""Command-line checks that run before Hydra launches anything.
+
+Every job of a sweep is composed and checked against twinbench/config/schema.py before the first one
+starts, so a bad value in the tenth job is refused before the first has trained. Hydra reports
+unknown keys and options as a multi-line error with its search path (and accepts `+foo=1`
+silently); users get one line naming the valid choices instead, exit code 2, and nothing is
+written.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+from twinbench.config import schema
+from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
+
+GROUPS = schema.GROUPS
+# Groups that overlay other keys (`# @package _global_`) rather than add a key of their own.
+OVERLAYS = ("experiment",)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    print(f"twinbench: error: {message.removeprefix('ConfigError: ')}", file=sys.stderr, flush=True)
+    raise SystemExit(code)
+
+
+def _values(override) -> list:
+    from hydra.core.override_parser.types import Glob
+
+    value = override.value()
+    if isinstance(value, Glob):
+        return value.filter(group_choices(override.key_or_group))
+    if override.is_sweep_override():
+        return list(override.sweep_iterator())
+    return [value]
+
+
+def _strings(override) -> list[str]:
+    """The job overrides one override expands to, as Hydra's basic sweeper writes them."""
+    from hydra.core.override_parser.types import Glob
+
+    key = override.get_key_element()
+    if override.is_delete():
+        return [key]
+    if isinstance(override.value(), Glob):
+        return [f"{key}={v}" for v in _values(override)]
+    if override.is_sweep_override():
+        return [f"{key}={v}" for v in override.sweep_string_iterator()]
+    return [f"{key}={override.get_value_element_as_str()}"]
+
+
+def _check_choice(key: str, value: Any) -> None:
+    """A group option must exist before anything is composed (Hydra's own error is long)."""
+    if key in (*GROUPS, *OVERLAYS) and str(value) not in group_choices(key):
+        raise ConfigError(
+            f"unknown {key} '{value}'; choose one of: {', '.join(group_choices(key))}"
+        )
+
+
+# A run writes about 100 kB (records, step times, logs); refusing a disk with less than this free
+# before starting beats failing half-way with a partial directory.
+MIN_FREE_BYTES = 1 << 20
+
+
+def check_output_dir(key: str, value: str) -> None:
+    """hydra.run.dir / hydra.sweep.dir must be (or become) a directory this process can write.
+
+    For a name Hydra fills in later (a timestamp), the fixed part before it is checked.
+    """
+    path = Path(value.split("${", 1)[0] or ".").expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{key}={value} is a file, not a directory; choose another {key}")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{key}={value}: {existing} is a file, not a directory; choose another")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key}={value}: {existing} is not writable; choose another {key}")
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES:
+        raise ConfigError(
+            f"{key}={value}: only {free:,} bytes free on that disk; free some space or choose "
+            f"another {key}"
+        )
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a failed write: what, where, and what to do."""
+    where = f" {exc.filename}" if exc.filename else ""
+    hint = {
+        errno.ENOSPC: "the disk is full; free some space or write elsewhere "
+        "(hydra.run.dir / hydra.sweep.dir)",
+        errno.EDQUOT: "the disk quota is used up; free some space or write elsewhere",
+        errno.EROFS: "it is read-only; choose another hydra.run.dir / hydra.sweep.dir",
+        errno.EACCES: "it is not writable; choose another hydra.run.dir / hydra.sweep.dir",
+        errno.ENOTDIR: "a file stands where a directory must be; choose another directory",
+    }.get(exc.errno or 0, "finished runs are kept; re-run the same command to resume")
+    return f"cannot write{where}: {exc.strerror or exc}; {hint}"
+
+
+def _parse(args: list[str]) -> list:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    overrides = [a for a in args if ("=" in a and not a.startswith("-")) or a.startswith("~")]
+    try:
+        return OverridesParser.create().parse_overrides(overrides)
+    except Exception as exc:  # Hydra's own grammar errors, kept to their first line
+        raise ConfigError(str(exc).splitlines()[0]) from None
+
+
+def _jobs(parsed: list) -> Iterator[list[str]]:
+    """Every job's overrides, in the order Hydra's basic sweeper runs them."""
+    yield from (list(job) for job in itertools.product(*(_strings(o) for o in parsed)))
+
+
+def _check_keys(job: list[str], base: dict[str, Any]) -> None:
+    """Every overridden key exists in the composed config: no typos, no silent additions."""
+    from frameworks import settings
+
+    for override in job:
+        key = override.split("=", 1)[0]
+        if key.startswith("~"):
+            raise ConfigError(
+                f"removing '{key[1:]}' is not supported: every key is needed; set it instead"
+            )
+        path = key.lstrip("+").split(".")
+        if len(path) == 1 and path[0] in (*GROUPS, *OVERLAYS):
+            continue
+        node: Any = base
+        for depth, part in enumerate(path):
+            if not isinstance(node, dict) or part not in node:
+                where = ".".join(path[:depth])
+                if where == "backend":
+                    name = base["backend"]["name"]
+                    known = ", ".join(settings.SETTINGS.get(name, {}))
+                    raise ConfigError(
+                        f"backend {name} has no setting '{part}'; its settings are: {known}"
+                    )
+                valid = ", ".join(sorted(node)) if isinstance(node, dict) else "none"
+                name = ".".join(path[: depth + 1])
+                raise ConfigError(
+                    f"unknown key '{name}'; valid keys{' of ' + where if where else ''}: {valid}"
+                )
+            node = node[part]
+
+
+def _compose(overrides: list[str]) -> dict[str, Any]:
+    from hydra import compose
+    from omegaconf import OmegaConf
+
+    try:
+        cfg = compose("config", overrides=overrides)
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception as exc:  # composition or interpolation: Hydra's first line is the reason
+        raise ConfigError(str(exc).splitlines()[0]) from None
+
+
+def _dir_name(job: list[str], excluded: set[str]) -> str:
+    return ",".join(sorted(o for o in job if o.split("=", 1)[0].lstrip("+") not in excluded))
+
+
+def validate_overrides(args: list[str]) -> None:
+    """Raise ConfigError for the first impossible value of any job these overrides start."""
+    from hydra import initialize_config_dir
+    from omegaconf import OmegaConf
+
+    parsed = _parse(args)
+    hydra_conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "config.yaml").hydra)
+    output_dir = "hydra.sweep.dir" if {"-m", "--multirun"} & set(args) else "hydra.run.dir"
+    output_value = hydra_conf["sweep" if output_dir == "hydra.sweep.dir" else "run"]["dir"]
+    job_overrides = []
+    for o in parsed:
+        key = o.key_or_group.lstrip("+~")
+        if key.startswith("hydra"):
+            if key == output_dir and not o.is_sweep_override() and not o.is_delete():
+                output_value = str(o.value())
+            continue
+        if key == "pricing":  # conf/pricing/ holds the report's tables, not a run's setting
+            raise ConfigError(
+                "prices are chosen in the report: python -m analysis <results> --pricing NAME "
+                f"(NAME one of: {', '.join(group_choices('pricing'))})"
+            )
+        if not o.is_delete():
+            for value in _values(o):
+                _check_choice(key, value)
+        job_overrides.append(o)
+
+    check_output_dir(output_dir, output_value)
+    excluded = set(hydra_conf["job"]["config"]["override_dirname"]["exclude_keys"])
+    bases: dict[tuple[str, ...], dict[str, Any]] = {}
+    dirs: dict[str, list[str]] = {}
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        for job in _jobs(job_overrides):
+            groups = tuple(o for o in job if o.split("=", 1)[0].lstrip("+") in (*GROUPS, *OVERLAYS))
+            if groups not in bases:
+                bases[groups] = _compose(list(groups))
+            _check_keys(job, bases[groups])
+            config = _compose(job)
+            schema.validate(config, bases[groups])
+            try:
+                build_spec(config)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ConfigError(str(exc)) from None
+            name = _dir_name(job, excluded)
+            differ = sorted({o.split("=", 1)[0] for o in set(dirs.get(name, job)) ^ set(job)})
+            if differ:  # identical jobs may share: the second finds the first's result
+                raise ConfigError(
+                    f"jobs '{' '.join(dirs[name])}' and '{' '.join(job)}' would share one run "
+                    f"directory ({', '.join(differ)}: left out of directory names); run them "
+                    "as separate sweeps, each with its own hydra.sweep.dir"
+                )
+            dirs[name] = job
+
+
+def check_overrides(args: list[str]) -> None:
+    try:
+        validate_overrides(args)
+    except ConfigError as exc:
+        fail(str(exc))

@@ -1,0 +1,3 @@
+"""The parent side of runs and sweeps: plan, order, repeat, start fresh workers, keep them tied to
+the parent.
+"""

@@ -1,0 +1,422 @@
+"""The parent side of a run: validate, start fresh worker processes, make sure results exist.
+
+A job = one configuration, measured `repeats` times, each repeat in its own fresh worker.
+This module never imports a framework: thread settings are fixed when a framework first loads,
+so that must happen in the worker, once, with the budget already applied.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from twinbench.config.spec import ConfigError, RunSpec, build_spec
+from twinbench.launch import adaptive, failed, lifeline, slurm
+from twinbench.paths import REPO_ROOT, WORK_ROOT
+from twinbench.result import results
+from twinbench.ui import live
+
+SPEC_FILE = "spec.json"
+LOG_FILE = "worker.log"
+SUMMARY_FILE = "summary.json"
+STDERR_TAIL_LINES = 40
+SPAWN_NS_ENV = "TWINBENCH_SPAWN_NS"  # parent's perf_counter_ns at spawn: CLOCK_MONOTONIC is
+# system-wide on Linux, so the worker can measure its own start-up against it
+
+
+class TimeLimitExceeded(RuntimeError):
+    pass
+
+
+# What one measurement leaves in its directory; force=true archives them together.
+RUN_FILES = (results.RESULT_FILE, "steps.json", LOG_FILE, SPEC_FILE)
+
+
+def _archive_existing(run_dir: Path) -> None:
+    """Never overwrite an earlier run: move its files aside together, under one free number.
+
+    result.json becomes result.previous-N.json, steps.json steps.previous-N.json, and so on, and
+    the archived record's steps_file names its own archived steps, not the next run's.
+    """
+    if not (run_dir / results.RESULT_FILE).exists():
+        return
+    n = 1
+    while any((run_dir / _archived(name, n)).exists() for name in RUN_FILES):
+        n += 1
+    for name in RUN_FILES:
+        if (run_dir / name).exists():
+            (run_dir / name).rename(run_dir / _archived(name, n))
+    archived = run_dir / _archived(results.RESULT_FILE, n)
+    try:
+        record = results.read(archived)
+    except (OSError, ValueError):
+        return  # kept as it was: unreadable records are archived, not repaired
+    if record.get("steps_file"):
+        record["steps_file"] = _archived(record["steps_file"], n)
+        results.write_atomic(archived, record)
+
+
+def _archived(name: str, n: int) -> str:
+    stem, dot, ext = name.partition(".")
+    return f"{stem}.previous-{n}{dot}{ext}"
+
+
+@contextlib.contextmanager
+def measurement_lock(path: str | None) -> Iterator[None]:
+    """One measured run at a time on this machine, whatever launcher started the jobs.
+
+    Parallel launchers (submitit local, joblib, Slurm arrays sharing a node) would otherwise run
+    workers side by side and each would time the other's interference. An flock is released by
+    the kernel if its holder dies, so a crashed job never blocks the queue.
+    """
+    if path is None:
+        yield
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # The worker imports the project's packages from the repository, wherever Hydra runs.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env[lifeline.PARENT_PID_ENV] = str(os.getpid())
+    env[SPAWN_NS_ENV] = str(time.perf_counter_ns())
+    return env
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker and everything it started (its own process group), then reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def start_worker(
+    run_dir: Path, time_limit_s: float | None = None, quiet: bool = False
+) -> tuple[int, list[str]]:
+    """Run the worker; its stdout (progress) goes to logging and the terminal through
+    live.Relay, its stderr to worker.log.
+
+    Returns the exit code (negative: killed by that signal) and the last lines of stderr.
+    Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
+    """
+    cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
+    tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+    # Unbuffered: on a full disk a write fails at once, and closing has nothing left to flush.
+    with open(run_dir / LOG_FILE, "wb", buffering=0) as log:
+        # Its own session: a terminal's Ctrl-C goes to the parent alone, which stops the worker
+        # (lifeline.py); the worker also dies by the kernel's hand if the parent is killed.
+        proc = subprocess.Popen(
+            cmd,
+            cwd=WORK_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_worker_env(),
+            start_new_session=True,
+        )
+
+        def drain() -> None:
+            writable = True
+            for line in proc.stderr:
+                tail.append(line.rstrip("\n"))
+                if writable:
+                    try:
+                        log.write(line.encode())
+                    except OSError:  # disk full: keep reading, or the worker blocks on the pipe
+                        writable = False
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        relay = threading.Thread(
+            target=live.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
+        )
+        relay.start()
+        try:
+            rc = proc.wait(timeout=time_limit_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            reader.join()
+            relay.join()
+            raise TimeLimitExceeded(f"run exceeded its time limit of {time_limit_s:g} s") from None
+        except BaseException:  # Ctrl-C or a launcher's signal: never leave a worker behind
+            _kill_group(proc)
+            raise
+        reader.join()
+        relay.join()
+    return rc, list(tail)
+
+
+def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """One fresh worker measuring `config`; returns its record (written to run_dir too)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _archive_existing(run_dir)
+    results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
+    result_path = run_dir / results.RESULT_FILE
+    try:
+        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s, bool(config.get("quiet")))
+    except TimeLimitExceeded as exc:
+        record = failed.failed_record(config, str(exc), error_kind="time_limit")
+        results.write_atomic(result_path, record)
+        return record
+    slurm.leave_if_preempted(rc)
+    if result_path.exists():
+        return results.read(result_path)
+    # The worker died before it could write anything (killed, out of memory, segfault).
+    how = f"killed by signal {-rc}" if rc < 0 else f"exit code {rc}"
+    if rc == -signal.SIGKILL:
+        how += " (out of memory?)"
+    last = next((line for line in reversed(stderr_tail) if line.strip()), "no output")
+    record = failed.failed_record(
+        config, f"worker {how}: {last}", stderr_tail=stderr_tail, error_kind="crash"
+    )
+    results.write_atomic(result_path, record)
+    return record
+
+
+def _reusable(path: Path, key: str) -> dict[str, Any] | None:
+    """A finished measurement of the same configuration, which a resumed sweep need not repeat."""
+    try:
+        record = results.read(path)
+    except (OSError, ValueError):
+        return None
+    return record if record.get("status") == "ok" and record.get("run_key") == key else None
+
+
+def repeat_dirs(run_dir: Path, repeats: int) -> list[Path]:
+    return [run_dir] if repeats == 1 else [run_dir / f"repeat-{i}" for i in range(repeats)]
+
+
+def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
+    """Validate `config` and measure it `repeats` times, each in a fresh worker.
+
+    Returns the records, one per repeat (also on disk). Finished repeats of the same
+    configuration are kept and skipped unless `force` is set.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        spec = build_spec(config)
+        adaptive_plan = adaptive.plan(spec)
+    except ConfigError as exc:
+        _archive_existing(run_dir)
+        record = failed.failed_record(config, f"ConfigError: {exc}", error_kind="config")
+        results.write_atomic(run_dir / results.RESULT_FILE, record)
+        return [record]
+
+    # Record the budget actually resolved (cpus=null means "all allowed cores").
+    config = {
+        **config,
+        "cpus": spec.cpus,
+        "threads": spec.threads,
+        "interop_threads": spec.interop_threads,
+        "epochs": spec.epochs,
+    }
+    key = results.run_key(config)
+    if spec.allow_parallel:
+        print(
+            "twinbench: warning: allow_parallel=true: runs may share this machine's cores and "
+            "memory bandwidth with other runs; their timings are distorted",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def measure_repeat(i: int, rep_dir: Path, pair: str | None = None) -> dict[str, Any]:
+        rep_config = {**config, "repeat": i, "run_key": key, "pair_id": pair}
+        # The reuse check belongs under the lock too: an identical sweep running alongside may
+        # have measured this run while this one waited for its turn.
+        with measurement_lock(None if spec.allow_parallel else spec.lock_file):
+            done = None if spec.force else _reusable(rep_dir / results.RESULT_FILE, key)
+            if done is not None:
+                print(f"  resume: {rep_dir} already measured (run_key {key}); skipped", flush=True)
+                return done
+            return measure_once(spec, rep_config, rep_dir)
+
+    slot = config.get("repeat_slot")
+    if slot is not None:  # an interleaved sweep's job: one repeat of this config (interleave.py)
+        return [_measure_slot(config, spec, run_dir, slot, measure_repeat)]
+    if adaptive_plan is not None:  # repeats=auto: repeat until the interval is narrow
+        records, info = adaptive.measure_until_stable(
+            adaptive_plan, lambda i: measure_repeat(i, run_dir / f"repeat-{i}")
+        )
+        results.write_atomic(
+            run_dir / SUMMARY_FILE, {**summarize_repeats(records), "adaptive": info}
+        )
+        return records
+    records = [measure_repeat(i, d) for i, d in enumerate(repeat_dirs(run_dir, spec.repeats))]
+    if spec.repeats > 1:
+        results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(records))
+    return records
+
+
+def pair_id(config: dict[str, Any], sweep_dir: Path, slot: int) -> str:
+    """The same for the runs of one round of a sweep whose configs differ only in framework:
+    `<series>-r<round>`, the series naming the sweep and what the partners share."""
+    import hashlib
+
+    shared = results.run_key({k: v for k, v in config.items() if k != "backend"})
+    series = hashlib.sha256(f"{Path(sweep_dir).resolve()}|{shared}".encode()).hexdigest()[:12]
+    return f"{series}-r{slot}"
+
+
+def _measure_slot(
+    config: dict[str, Any], spec: RunSpec, run_dir: Path, slot: int, measure_repeat: Any
+) -> dict[str, Any]:
+    """Repeat `slot` of this config; once every repeat has a record, the job's summary.json."""
+    if spec.auto_repeats or slot >= spec.repeats:
+        record = failed.failed_record(
+            config,
+            f"ConfigError: repeat_slot={slot} needs a whole number of repeats above it "
+            f"(repeats={config.get('repeats')}); it is set by the interleaving sweeper",
+            error_kind="config",
+        )
+        results.write_atomic(run_dir / results.RESULT_FILE, record)
+        return record
+    # The job directory is named without the slot, so its repeats gather in one place; the
+    # partner jobs (other frameworks) sit beside it in the sweep directory.
+    dirs = repeat_dirs(run_dir, spec.repeats)
+    record = measure_repeat(slot, dirs[slot], pair_id(config, run_dir.parent, slot))
+    if spec.repeats > 1:
+        done = [_record_of(d / results.RESULT_FILE, record.get("run_key")) for d in dirs]
+        if all(done):
+            results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(done))
+    return record
+
+
+def _record_of(path: Path, key: str | None) -> dict[str, Any] | None:
+    """This configuration's record at `path`, finished or failed (None: none yet)."""
+    try:
+        record = results.read(path)
+    except (OSError, ValueError):
+        return None
+    return record if record.get("run_key") == key else None
+
+
+def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Across repeats: median, spread and confidence interval of each repeat's steady step."""
+    from twinbench import stats
+
+    ok = [r for r in records if r["status"] == "ok"]
+    summary: dict[str, Any] = {
+        "schema_version": results.SCHEMA_VERSION,
+        "repeats": len(records),
+        "ok": len(ok),
+        "failed": [r.get("error") for r in records if r["status"] != "ok"],
+    }
+    if ok:
+        steady = [r["timing"]["steady_step_s"]["median"] for r in ok]
+        epochs = [r["timing"]["epoch_s"]["median"] for r in ok]
+        summary["run_key"] = ok[0]["run_key"]
+        summary["steady_step_s"] = stats.summarize(steady).as_dict()
+        summary["steady_step_modes"] = stats.modes(steady)  # two modes: the median fits neither
+        summary["epoch_s"] = stats.summarize(epochs).as_dict()
+        summary["steady_samples_per_s"] = stats.summarize(
+            [r["timing"]["steady_samples_per_s"] for r in ok]
+        ).as_dict()
+    return summary
+
+
+def summary(record: dict[str, Any], tty: bool | None = None) -> str:
+    """After one measured run: a head line and a table of what it measured (twinbench.ui.live)."""
+    head = f"{record['backend']} {record['model']} cpus={record['cpus']}"
+    if record.get("repeats") == "auto":
+        head += f" repeat {record['repeat'] + 1} (repeats=auto)"
+    elif record.get("repeats", 1) > 1:
+        head += f" repeat {record['repeat'] + 1}/{record['repeats']}"
+    if record["status"] != "ok":
+        return f"{head}: FAILED: {record['error']}"
+    from twinbench.ui.live import table_text
+
+    tty = sys.stdout.isatty() if tty is None else tty
+    head += f"  device={record['device']}  params={record['params']:,}"
+    return head + "\n" + table_text(summary_rows(record), tty)
+
+
+def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """What one finished run measured, as (label, value) rows."""
+    req, act, t = record["threads_requested"], record["threads_actual"], record["timing"]
+    hist, flops = record["history"], record.get("flops") or {}
+    step = t["steady_step_s"]
+    # The last validated epoch's values: epochs between validations hold null (validate_every).
+    val_loss = [v for v in hist["val_loss"] if v is not None]
+    val_acc = [v for v in hist["val_accuracy"] if v is not None]
+    rows = [
+        (
+            "threads",
+            f"intra/inter requested {req['intra_op']}/{req['inter_op']}, running "
+            f"{act['intra_op']}/{act['inter_op']} (verified)  affinity {record['affinity']}",
+        ),
+        ("epoch", f"{t['epoch_s']['median']:.2f}s median of {t['epoch_s']['n']}"),
+        (
+            "steady step",
+            f"{step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
+            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)",
+        ),
+        ("throughput", f"{t['steady_samples_per_s']:,.0f} samples/s"),
+        (
+            "start-up",
+            f"{record['startup']['total_s']:.2f}s (import "
+            f"{record['startup']['framework_import_s']:.2f}s, first step "
+            f"{record['startup']['first_step_s']:.3f}s)",
+        ),
+        (
+            "final",
+            f"loss {hist['loss'][-1]:.4f} acc {hist['accuracy'][-1]:.4f}  "
+            + (
+                f"val_loss {val_loss[-1]:.4f} val_acc {val_acc[-1]:.4f}"
+                if val_loss
+                else "no validation"
+            ),
+        ),
+    ]
+    if flops.get("fraction_of_peak") is not None:
+        rows.append(
+            (
+                "compute",
+                f"{flops['achieved_gflops']:.1f} GFLOP/s = {flops['fraction_of_peak']:.0%} of the "
+                f"{flops['peak_gflops']:.1f} GFLOP/s "
+                + (
+                    "machine peak on these cores (best library's GEMM)"
+                    if record.get("machine_peak")
+                    else "matmul peak of this framework with these threads"
+                ),
+            )
+        )
+    if t["drift"]["drifting"]:
+        rows.append(
+            (
+                "WARNING",
+                f"steps drifted: last third {t['drift']['ratio_last_to_first_third']:.2f}x "
+                "the first third",
+            )
+        )
+    if step["unstable"]:
+        rows.append(("WARNING", "unstable: the step-time interval is wider than the threshold"))
+    return rows
+
+
+def repeats_summary(summary_record: dict[str, Any]) -> str:
+    s = summary_record.get("steady_step_s")
+    if not s:
+        return f"all {summary_record['repeats']} repeats failed"
+    flag = "  UNSTABLE" if s["unstable"] else ""
+    return (
+        f"over {s['n']} repeats: steady step median {s['median'] * 1e3:.2f} ms, "
+        f"[{s['ci_low'] * 1e3:.2f}, {s['ci_high'] * 1e3:.2f}] ms ({s['confidence']:.0%} CI), "
+        f"spread {s['min'] * 1e3:.2f}-{s['max'] * 1e3:.2f} ms{flag}"
+    )

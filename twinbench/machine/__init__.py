@@ -1,0 +1,3 @@
+"""The machine a run executes on: cores and the CPU budget, speed-changing settings, environment
+facts.
+"""

@@ -1,0 +1,104 @@
+"""result.json: the record of one run. Written atomically, read by analysis/ as plain data.
+
+The record's fields, its schema version and history live in twinbench/result/record.py
+(ResultRecord);
+this module writes and reads files. Top-level keys that tools rely on are listed in STABLE_KEYS
+and must not be renamed; the full schema is documented in the README ("Result schema").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from twinbench.result.record import SCHEMA_VERSION, ResultRecord
+
+__all__ = ["SCHEMA_VERSION", "ResultRecord"]  # re-exported: where readers have looked them up
+RESULT_FILE = "result.json"
+STABLE_KEYS = (
+    "status",
+    "backend",
+    "model",
+    "params",
+    "cpus",
+    "threads_requested",
+    "threads_actual",
+    "device",
+    "epoch_times_s",
+)
+
+
+# Keys that change how a sweep is run, not what a run measures: left out of the run identity.
+NOT_MEASURED = (
+    "repeats",
+    "repeat",
+    "repeat_slot",
+    "pair_id",
+    "run_key",
+    "force",
+    "time_limit_s",
+    "allow_parallel",
+    "measure",
+    "certify",
+    "quiet",
+)
+
+
+def run_key(config: dict[str, Any]) -> str:
+    """Identity of a measurement: a hash of the resolved config minus NOT_MEASURED keys.
+
+    A resumed sweep skips a run whose finished result carries the same key.
+    """
+    import hashlib
+
+    relevant = {k: v for k, v in config.items() if k not in NOT_MEASURED}
+    canonical = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def write_atomic(path: Path, record: dict[str, Any]) -> None:
+    """Write JSON so that readers see either the old file or the complete new one, never a part.
+
+    The temporary file lives in the same directory so the final rename stays on one filesystem,
+    where os.replace is atomic.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            # mkstemp creates 0600; a record is as readable as every other file of the run.
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
+            json.dump(record, f, indent=2, allow_nan=False, default=_jsonable)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars and arrays, Paths: the only non-JSON types a record may carry."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def read(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())

@@ -1,0 +1,3 @@
+"""The measured process: one run, one framework, in a fresh interpreter (python -m twinbench.worker
+RUN_DIR).
+"""

@@ -1,0 +1,23 @@
+"""Step 1 of every process that measures (the worker, the kernel probe): pin the CPUs and set the
+thread variables before any framework is imported, from the run's spec file."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from frameworks import settings
+from twinbench.config.spec import RunSpec
+from twinbench.machine import cpu
+
+SPEC_FILE = "spec.json"  # the resolved config the parent writes into the run's directory
+
+
+def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
+    """Affinity and thread variables, before any framework import."""
+    affinity = cpu.pin(spec.cores)
+    env = cpu.thread_environment(spec.threads, spec.interop_threads)
+    env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
+    env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
+    os.environ.update(env)
+    return {"affinity": affinity, "thread_env": env}
