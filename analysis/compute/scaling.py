@@ -43,9 +43,9 @@ from analysis.compute import effects, summary
 from analysis.compute.pricing import PriceTable
 from analysis.errors import AnalysisError
 from analysis.load.table import runs_table
-from twinbench.paths import REPO_ROOT
+from twinbench.paths import CONF_DIR
 
-CONFIG = REPO_ROOT / "conf" / "scaling" / "default.yaml"
+CONFIG = CONF_DIR / "scaling" / "default.yaml"  # the shipped conf in an installed copy too
 SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
 # Burnham & Anderson's rule of thumb: an AICc gain under 2 is no real support for a model.
 AICC_MARGIN = 2.0
