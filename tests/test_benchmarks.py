@@ -109,7 +109,7 @@ def test_a_ported_keras_script_trains_and_reports_epoch_times(script):
 def test_before_after_exports_a_commit_and_refuses_an_unknown_ref(tmp_path):
     commit = before_after.export("HEAD", tmp_path)
     assert len(commit) == 40 and (tmp_path / "run.py").exists()
-    assert (tmp_path / "twinbench" / "launch.py").exists()
+    assert (tmp_path / "twinbench" / "launch" / "runner.py").exists()
     with pytest.raises(SystemExit, match="not a commit"):
         before_after.export("no-such-ref-anywhere", Path(tmp_path / "x"))
 
