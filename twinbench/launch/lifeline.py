@@ -51,6 +51,12 @@ def report_interrupted(exc: Interrupted) -> int:
     return 128 + exc.signum
 
 
+def child_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment for a process this one starts and that must die with it (a probe the
+    worker runs): the child's die_with_parent then checks against this process, not ours."""
+    return {**env, PARENT_PID_ENV: str(os.getpid())}
+
+
 def die_with_parent() -> None:
     """Worker side, first thing: be killed by the kernel when the parent dies.
 

@@ -76,7 +76,9 @@ def summary(mkl_calls: Counter, onednn: Counter, onednn_isa: str | None) -> str:
 
 def probe(run_dir: Path, timeout_s: float = 600) -> dict[str, Any]:
     """Run the probe process for the run in `run_dir` (its spec.json) and parse what it logged."""
-    env = {**os.environ, **VERBOSE_ENV}
+    from twinbench.launch import lifeline
+
+    env = lifeline.child_env({**os.environ, **VERBOSE_ENV})  # it dies with this process
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "twinbench.measure.kernels", str(run_dir)],
@@ -127,4 +129,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
 
 
 if __name__ == "__main__":
+    from twinbench.launch import lifeline
+
+    lifeline.die_with_parent()  # first: the probe never outlives the worker that started it
     _train_a_few_steps(Path(sys.argv[1]))

@@ -145,9 +145,12 @@ def _run_probe(
 ) -> dict[str, Any]:
     """One library's probe in a fresh interpreter with this process' affinity (inherited) and
     one thread per core."""
+    from twinbench.launch import lifeline
     from twinbench.machine import cpu
 
-    env = {**os.environ, **cpu.thread_environment(cores, cores)}
+    # A probe is the worker's child: it must die with the worker (kill -9 of run.py reaches the
+    # worker through its parent-death signal, and the probe through its own).
+    env = lifeline.child_env({**os.environ, **cpu.thread_environment(cores, cores)})
     env.pop("TF_ENABLE_ONEDNN_OPTS", None)  # each library as installed: its default kernels
     proc = subprocess.run(
         [sys.executable, "-m", "twinbench.measure.peak", "probe", library, str(size), str(repeats),
@@ -242,6 +245,9 @@ def framework_ceiling(machine: dict[str, Any], backend: str, achieved: float) ->
 
 
 def main(argv: list[str]) -> int:
+    from twinbench.launch import lifeline
+
+    lifeline.die_with_parent()  # first: a probe never outlives the worker that started it
     if len(argv) != 6 or argv[1] != "probe":
         print(
             "usage: python -m twinbench.measure.peak probe <library> <size> <repeats> "

@@ -146,9 +146,12 @@ def _run_probe(
     library: str, kernels: Sequence[Kernel], repeats: int, min_repeat_s: float, cores: int
 ) -> dict[str, Any]:
     """One library's probe in a fresh interpreter (this process' affinity, one thread a core)."""
+    from twinbench.launch import lifeline
     from twinbench.machine import cpu
 
-    env = {**os.environ, **cpu.thread_environment(cores, cores)}
+    # A probe is the worker's child: it must die with the worker (kill -9 of run.py reaches the
+    # worker through its parent-death signal, and the probe through its own).
+    env = lifeline.child_env({**os.environ, **cpu.thread_environment(cores, cores)})
     env.pop("TF_ENABLE_ONEDNN_OPTS", None)  # each library as installed: its default kernels
     proc = subprocess.run(
         [sys.executable, "-m", "twinbench.measure.speed_of_light", "probe", library, str(repeats),
@@ -295,6 +298,9 @@ def for_run(spec: Any, arch: dict[str, Any], fingerprint: str) -> dict[str, Any]
 
 
 def main(argv: list[str]) -> int:
+    from twinbench.launch import lifeline
+
+    lifeline.die_with_parent()  # first: a probe never outlives the worker that started it
     if len(argv) != 5 or argv[1] != "probe":
         print(
             "usage: python -m twinbench.measure.speed_of_light probe <library> <repeats> "
