@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
 from analysis.__main__ import main
 
 from . import test_analysis_fakes as fakes
@@ -20,7 +18,8 @@ def test_without_mlflow_the_export_is_a_one_line_refusal(tmp_path, monkeypatch, 
 
 
 def test_a_sweep_exports_one_mlflow_run_per_twinbench_run_once(tmp_path):
-    mlflow = pytest.importorskip("mlflow")
+    import mlflow  # requirements-dev.txt pins it: the export is tested, never skipped
+
     sweep = tmp_path / "s"
     fakes.sweep(sweep, {("torch", 1): [[1.0, 2.0]], ("tensorflow", 1): [[2.0, 4.0]]})
     fakes.write(sweep, "dead", fakes.failed("torch", 2, "worker exit code 1: boom"))
