@@ -203,6 +203,10 @@ CONFIG_ONLY = [
     (["model.batch_size=abc"], "model.batch_size must be a whole number"),
     (["model.batch_size=0"], "model.batch_size must be at least 1"),
     (["model.optimizer.lr=-1"], "model.optimizer.lr must not be negative"),
+    # A model's own values (issue 28): these used to fail inside the framework after start-up.
+    (["model.arch.dropout=1.5"], "model.arch.dropout is a dropout rate: 0 <= rate < 1, got 1.5"),
+    (["model=tl_mlp", "model.arch.input_dropout=1.0"], "input_dropout is a dropout rate"),
+    (["model.arch.classes=2"], "model.arch.classes=2 but the mnist data has 10 classes"),
     (["force=maybe"], "force must be true or false"),
     (["allow_parallel=2"], "allow_parallel must be true or false"),
     (["repeats=0"], "repeats must be a whole number >= 1 or auto, got 0"),

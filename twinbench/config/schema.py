@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from twinbench.config.choices import DEVICES, ConfigError, group_choices
+from twinbench.config.model_values import check_model
 
 GROUPS = ("backend", "model", "data", "opt")
 
@@ -224,4 +225,6 @@ def validate(config: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
     check_rules(config)
     for group in ("model", "opt"):
         _like_default(group, config.get(group), defaults.get(group))
+    if isinstance(config.get("model"), Mapping):
+        check_model(config["model"])
     # Backend settings: their allowed values live in frameworks/settings.py (config.build_spec).
