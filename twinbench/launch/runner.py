@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import fcntl
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from twinbench.config.spec import ConfigError, RunSpec, build_spec
 from twinbench.launch import adaptive, failed, lifeline, slurm
+from twinbench.launch.machine_lock import measurement_lock  # re-exported: where callers look
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
 from twinbench.ui import live
@@ -69,26 +68,6 @@ def _archive_existing(run_dir: Path) -> None:
 def _archived(name: str, n: int) -> str:
     stem, dot, ext = name.partition(".")
     return f"{stem}.previous-{n}{dot}{ext}"
-
-
-@contextlib.contextmanager
-def measurement_lock(path: str | None) -> Iterator[None]:
-    """One measured run at a time on this machine, whatever launcher started the jobs.
-
-    Parallel launchers (submitit local, joblib, Slurm arrays sharing a node) would otherwise run
-    workers side by side and each would time the other's interference. An flock is released by
-    the kernel if its holder dies, so a crashed job never blocks the queue.
-    """
-    if path is None:
-        yield
-        return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _worker_env() -> dict[str, str]:

@@ -1,0 +1,59 @@
+"""One measured run at a time on this machine: a lock that no one can delete.
+
+Parallel launchers (submitit local, joblib, Slurm arrays sharing a node) would otherwise run
+workers side by side, and each would time the other's interference. The lock was an flock on a
+file; deleting that file while a run measured let the next run create a new file, take a lock on
+it and measure at the same time, and both were recorded as ok.
+
+The lock is now a name in Linux's abstract Unix-socket namespace: it lives in the kernel, not in
+a folder, so `rm` cannot remove it, a full or read-only disk cannot refuse it, and the kernel
+frees it the moment its holder exits, however it exits (kill -9 included). `measure.lock_file`
+still chooses the lock: its text is hashed into the name, so two setups (a test's temporary
+lock, a user's default) stay apart, and nothing is written at that path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import socket
+import time
+from collections.abc import Callable, Iterator
+
+NAMESPACE = "twinbench-measure"
+POLL_S = 0.2  # how often a waiting run tries again; the holder's exit frees the name at once
+
+
+def lock_address(key: str) -> str:
+    """The abstract socket name (a leading NUL byte) for a configured lock key."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return f"\0{NAMESPACE}:{digest}"
+
+
+@contextlib.contextmanager
+def measurement_lock(key: str | None, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold this machine's measurement lock named by `key` (None: no lock) while the block runs;
+    `on_wait` is called once if another run holds it first."""
+    if key is None:
+        yield
+        return
+    holder = socket.socket(
+        socket.AF_UNIX, socket.SOCK_STREAM
+    )  # close-on-exec: workers don't inherit it
+    try:
+        waited = False
+        while True:
+            try:
+                holder.bind(lock_address(key))
+                break
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                if not waited and on_wait is not None:
+                    on_wait()
+                waited = True
+                time.sleep(POLL_S)
+        yield
+    finally:
+        holder.close()
