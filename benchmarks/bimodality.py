@@ -43,6 +43,7 @@ from omegaconf import OmegaConf
 
 from benchmarks import pairs
 from twinbench import stats
+from twinbench.config import inherited_env
 from twinbench.machine import cpu
 
 SETTINGS = OmegaConf.to_container(OmegaConf.load(Path(__file__).with_name("bimodality.yaml")))
@@ -96,11 +97,16 @@ def preload_path(variant: dict[str, Any]) -> str | None:
     return next((p for p in variant.get("preload") or [] if Path(p).exists()), None)
 
 
-def runnable(name: str) -> str | None:
-    """Why variant `name` cannot run here (None: it can)."""
+def runnable(name: str, code: str = "outside") -> str | None:
+    """Why variant `name` cannot run here on `code` (None: it can)."""
     v = VARIANTS[name]
     if v.get("preload") and preload_path(v) is None:
         return f"none of {', '.join(v['preload'])} exists (no library to preload)"
+    refused = sorted(set(v.get("env") or {}) & set(inherited_env.REFUSED))
+    if code == "twinbench" and refused:
+        return (
+            f"twinbench refuses {', '.join(refused)} from the environment (not in a run's identity)"
+        )
     return None
 
 
@@ -216,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--processes must be at least 2: a gap needs two process medians")
     variants = []
     for name in args.variants:
-        why = runnable(name)
+        why = runnable(name, args.code)
         print(f"variant {name}: skipped, {why}" if why else f"variant {name}: {VARIANTS[name]}")
         if not why:
             variants.append(name)

@@ -241,6 +241,28 @@ def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, c
 
 
 @pytest.mark.parametrize(
+    ("variable", "value", "advice"),
+    [
+        ("TF_ENABLE_ONEDNN_OPTS", "0", "backend.onednn"),
+        ("OMP_PLACES", "cores", "pins the run's cores itself"),
+        ("OMP_PROC_BIND", "close", "pins the run's cores itself"),
+    ],
+)
+def test_a_shell_variable_that_changes_what_is_measured_is_refused(
+    variable, value, advice, capsys, monkeypatch
+):
+    """It used to be measured under the default run's identity and label (issue 28)."""
+    from twinbench.config import checks
+
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as stop:
+        checks.check_overrides(["model=mlp"])
+    assert stop.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert f"{variable}={value} is set in the environment" in line and advice in line, line
+
+
+@pytest.mark.parametrize(
     ("override", "message"),
     [("seed=-1", "seed must be at least 0"), ("time_limit_s=nan", "time_limit_s must be")],
 )

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from twinbench.config import schema
+from twinbench.config import inherited_env, schema
 from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
 
 GROUPS = schema.GROUPS
@@ -172,6 +172,7 @@ def validate_overrides(args: list[str]) -> None:
     from hydra import initialize_config_dir
     from omegaconf import OmegaConf
 
+    inherited_env.check()  # the shell's variables, before any override is read
     parsed = _parse(args)
     hydra_conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "config.yaml").hydra)
     output_dir = "hydra.sweep.dir" if {"-m", "--multirun"} & set(args) else "hydra.run.dir"
