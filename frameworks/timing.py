@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 @dataclass
 class RunClock:
     now_ns: Callable[[], int] = time.perf_counter_ns
+    # The process' CPU time (all its threads), read at epoch boundaries only: the CPU work
+    # spent over exactly the spans the epoch times cover.
+    cpu_ns: Callable[[], int] = time.process_time_ns
+    epoch_cpu_ns: list[tuple[int, int]] = field(default_factory=list)  # (start, end) per epoch
     epoch_start_ns: list[int] = field(default_factory=list)
     epoch_end_ns: list[int] = field(default_factory=list)
     val_start_ns: list[int] = field(default_factory=list)
@@ -24,6 +28,7 @@ class RunClock:
 
     def epoch_begin(self) -> None:
         self.step_end_ns.append([])
+        self._cpu_start_ns = self.cpu_ns()
         self.epoch_start_ns.append(self.now_ns())
 
     def step_end(self) -> None:
@@ -39,6 +44,7 @@ class RunClock:
             # with it, so val_start_ns stays one entry per epoch when only some epochs validate.
             self.val_start_ns.append(now)
         self.epoch_end_ns.append(now)
+        self.epoch_cpu_ns.append((self._cpu_start_ns, self.cpu_ns()))
 
     # Derived figures, in seconds.
     def epoch_times_s(self) -> list[float]:
@@ -53,6 +59,13 @@ class RunClock:
             else (self.epoch_end_ns)
         )
         return [(e - s) / 1e9 for s, e in zip(self.epoch_start_ns, ends, strict=False)]
+
+    def busy_cores(self) -> float | None:
+        """CPU seconds per wall second over the epochs' own spans: the cores training kept busy.
+        None when no epoch finished (nothing was measured)."""
+        wall = sum(e - s for s, e in zip(self.epoch_start_ns, self.epoch_end_ns, strict=False))
+        cpu = sum(e - s for s, e in self.epoch_cpu_ns)
+        return cpu / wall if wall > 0 and self.epoch_cpu_ns else None
 
     def step_times_ns(self) -> list[list[int]]:
         """Duration of every tick (a step, or steps_per_tick steps); the first of an epoch counts

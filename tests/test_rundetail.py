@@ -8,6 +8,7 @@ import json
 import pytest
 
 from analysis.compute import rundetail
+from frameworks.timing import RunClock
 from twinbench.worker import resources
 
 
@@ -34,14 +35,32 @@ def test_steps_are_read_only_from_a_well_formed_steps_file(tmp_path):
     assert rundetail.read_steps(str(result), None) is None
 
 
-def test_resources_count_the_cpu_time_spent_since_the_mark():
-    before = resources.cpu_seconds()
-    sum(i * i for i in range(2_000_000))  # some CPU work
-    used = resources.usage(before, train_wall_s=1.0)
-    assert used["cpu_time_training_s"] > 0
-    assert used["cpu_time_s"] >= used["cpu_time_training_s"]
-    assert used["busy_cores_training"] == pytest.approx(used["cpu_time_training_s"])
-    assert used["peak_rss_mib"] > 10  # this interpreter alone holds more than 10 MiB
+def test_resources_count_the_cpu_time_of_the_epochs_alone():
+    """Only the epochs' own spans count: work before the first epoch (a framework tracing its
+    graph) once made a short run read 20 to 33 busy cores on a 2-core machine (issue 28)."""
+    wall = iter([0, 1_000_000_000, 2_000_000_000, 3_000_000_000])  # two 1 s epochs, 1 s apart
+    cpu = iter([5_000_000_000, 5_800_000_000, 9_000_000_000, 9_400_000_000])  # 0.8 s, 0.4 s
+    clock = RunClock(now_ns=lambda: next(wall), cpu_ns=lambda: next(cpu))
+    for _ in range(2):  # 3.2 s of CPU between the epochs, outside both
+        clock.epoch_begin()
+        clock.epoch_end()
+    used = resources.usage(clock)
+    assert used["cpu_time_training_s"] == pytest.approx(1.2)
+    assert used["busy_cores_training"] == pytest.approx(0.6)
+    assert used["cpu_time_s"] >= 0 and used["peak_rss_mib"] > 10  # this interpreter: > 10 MiB
+
+
+def test_busy_cores_of_a_real_epoch_stay_within_the_cores_that_ran():
+    clock = RunClock()
+    clock.epoch_begin()
+    sum(i * i for i in range(2_000_000))  # one thread's CPU work
+    clock.epoch_end()
+    # one thread cannot keep more than one core busy, however loaded the machine is
+    assert 0 < resources.usage(clock)["busy_cores_training"] <= 1.05
+
+
+def test_no_finished_epoch_gives_no_busy_cores():
+    assert resources.usage(RunClock())["busy_cores_training"] is None
 
 
 def test_the_report_gives_each_runs_time_to_a_configured_target(tmp_path):

@@ -172,13 +172,11 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
 
     clock = RunClock()
     progress.status(f"[{label}] training: first steps include tracing and warm-up...")
-    cpu_before_training_s = resources.cpu_seconds()
     # A separate thread reads the clock once a second: nothing is added to the timed steps.
     with progress.EpochProgress(clock, label, spec.epochs, plan.steps_per_epoch):
         history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
 
-    train_wall_s = (clock.epoch_end_ns[-1] - clock.epoch_start_ns[0]) / 1e9
-    used = resources.usage(cpu_before_training_s, train_wall_s)
+    used = resources.usage(clock)
     settings_in_effect = backend.settings_report()
     step_ns = clock.step_times_ns()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": step_ns})
