@@ -42,3 +42,18 @@ def test_importing_every_diagnostic_loads_no_framework():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_the_headline_chart_draws_the_published_speed_table(tmp_path):
+    from benchmarks.diagnostics import headline_chart
+
+    rows = headline_chart.bars()
+    assert len(rows) == 16  # eight workloads on two backends
+    page = (REPO_ROOT / "docs" / "findings" / "2026-11-30-speed-study.md").read_text()
+    for label, median, low, high in rows:
+        model, backend = label.split(", ")
+        # the row's twinbench / outside code cell, as benchmarks.table printed it
+        assert f"| {model} | {backend} | {median:.3f} [{low:.3f}, {high:.3f}]" in page
+    out = tmp_path / "chart.png"
+    headline_chart.draw(rows, out)
+    assert out.read_bytes()[:4] == b"\x89PNG"
