@@ -26,19 +26,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from benchdata.transfer import TransferFailed, free_bytes, transfer
 
 CHUNK = 1 << 20
 DEFAULT_TIMEOUT_S = 60.0
@@ -216,7 +214,7 @@ class FileStore:
                 f"writable ({exc.strerror or exc}); set data.cache_dir, or {by_hand}"
             ) from None
         tmp = Path(tmp_name)
-        free = _free_bytes(self.cache_dir)
+        free = free_bytes(self.cache_dir)
         if f.max_bytes is not None and free is not None and free < f.max_bytes:
             os.close(fd)
             tmp.unlink(missing_ok=True)
@@ -231,8 +229,10 @@ class FileStore:
                 os.fchmod(out.fileno(), 0o644)  # mkstemp's 0600 would hide a shared cache's files
                 try:
                     with self._progress(f.filename) as on_chunk:
-                        actual, size = _transfer(url, out, self.timeout_s, f.max_bytes, on_chunk)
-                except _TransferFailed as exc:
+                        actual, size = transfer(
+                            url, out, self.timeout_s, f.max_bytes, on_chunk, CHUNK
+                        )
+                except TransferFailed as exc:
                     raise DataUnavailable(
                         f"{f.filename} is not in {self.cache_dir} and could not be downloaded "
                         f"from {url} ({exc}); download it from that URL by hand and place it "
@@ -332,70 +332,3 @@ def _rich_bar(out) -> tuple[ProgressHook, Callable[[], None]]:
         bar.update(task, completed=done, total=total)
 
     return hook, bar.stop
-
-
-class _TransferFailed(Exception):
-    """Why a download failed, in a few words."""
-
-
-def _free_bytes(directory: Path) -> int | None:
-    try:
-        return shutil.disk_usage(directory).free
-    except OSError:
-        return None  # unknown: the bound on the transfer still holds
-
-
-def _transfer(
-    url: str,
-    out,
-    timeout_s: float,
-    max_bytes: int | None,
-    on_chunk: Callable[[int, int | None], None] | None = None,
-) -> tuple[str, int]:
-    """Stream `url` into `out`; return (sha256, size). Any failure raises _TransferFailed.
-
-    At most `max_bytes` are accepted: a larger announced length is refused before the body is
-    read, and a body that runs past it is cut off there. `on_chunk(bytes so far, announced
-    length)` hears of every chunk written and hashed.
-    """
-    digest, size = hashlib.sha256(), 0
-    try:
-        with urllib.request.urlopen(url, timeout=timeout_s) as response:
-            length = response.headers.get("Content-Length")
-            expected_size = int(length) if length and length.strip().isdigit() else None
-            if max_bytes is not None and expected_size is not None and expected_size > max_bytes:
-                raise _TransferFailed(
-                    f"the server announces {expected_size:,} bytes but the file has "
-                    f"{max_bytes:,}; refused"
-                )
-            while chunk := response.read(CHUNK):
-                if max_bytes is not None and size + len(chunk) > max_bytes:
-                    raise _TransferFailed(
-                        f"the server sent more than the file's {max_bytes:,} bytes; cut off"
-                    )
-                out.write(chunk)
-                digest.update(chunk)
-                size += len(chunk)
-                if on_chunk is not None:
-                    on_chunk(size, expected_size)
-    except urllib.error.HTTPError as exc:
-        raise _TransferFailed(f"HTTP {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        text = getattr(reason, "strerror", None) or str(reason)
-        raise _TransferFailed(text) from None
-    except TimeoutError:  # socket.timeout is an alias of it
-        raise _TransferFailed(f"no data for {timeout_s:g} s") from None
-    except http.client.IncompleteRead as exc:
-        raise _TransferFailed(
-            f"connection closed after {size + len(exc.partial):,} bytes"
-        ) from None
-    except (http.client.HTTPException, OSError) as exc:
-        raise _TransferFailed(f"{type(exc).__name__}: {exc}") from None
-    # http.client returns a short body without complaint when the server closes early, so the
-    # length is checked here (the checksum would catch it too, with a less helpful message).
-    if expected_size is not None and size != expected_size:
-        raise _TransferFailed(
-            f"connection closed after {size:,} of {expected_size:,} bytes (incomplete download)"
-        )
-    return digest.hexdigest(), size

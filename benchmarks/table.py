@@ -1,4 +1,4 @@
-"""The README's speed table from the files benchmarks/outside.py and overhead.py write.
+"""The speed table of docs/findings/ from the files benchmarks/outside.py and overhead.py write.
 
     python -m benchmarks.table --outside outside*.json --bare overhead*.json
 

@@ -1,5 +1,5 @@
 """Which update formula the optimizers follow: one formula per optimizer, the same in both
-frameworks (GUIDE §3). Framework-neutral: validated in the parent before a worker starts.
+frameworks (docs/equivalence.md). Framework-neutral: validated in the parent before a worker starts.
 
 "2017" (the default) is the formula of Keras 2.0.x, which the 2017 benchmark ran, and of the
 torch of that year; "builtin" is each framework's current built-in optimizer as shipped.

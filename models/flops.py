@@ -1,6 +1,6 @@
 """Floating-point operations of one training step, counted per matrix product by stated rules.
 
-Counting rules (documented in the README, "Measurement"):
+Counting rules (documented in docs/usage/measurement.md):
 - a multiply-add is 2 FLOPs; only matrix products are counted: Dense, Conv2D and the LSTM's
   input and recurrent products. Activations, gates' elementwise math, pooling, dropout,
   normalisation, bias additions and the loss are elementwise and left out, as torch's

@@ -1,4 +1,4 @@
-"""Equivalence of each model on every backend against the reference (GUIDE §3), each backend in
+"""Equivalence of each model on every backend against the reference (docs/equivalence.md): each in
 its own process, and proof that the training-parity check fails when one side's optimizer
 differs. The (model, backend) pairs come from conf/model/ and frameworks/registry.py."""
 

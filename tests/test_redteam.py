@@ -1,4 +1,4 @@
-"""Red team: a hostile user's inputs and faults, each answered as the README promises.
+"""Red team: a hostile user's inputs and faults, each answered as docs/usage/refusals.md promises.
 
 Nothing lost (a finished result survives any stop), nothing orphaned (no worker outlives its
 parent), and bad input refused in one line before any work starts. Runs are tiny (mlp, one epoch,

@@ -1,5 +1,5 @@
 """The scaling model: Amdahl's law and USL fitted to time against cores, the law chosen by AICc,
-predictions labelled extrapolated past the measured cores, and the 2017 validation in the README.
+predictions labelled extrapolated past the measured cores, and the 2017 validation the docs show.
 
 Synthetic series are generated here from known parameters with multiplicative noise, so the
 fits must recover what went in.
@@ -129,7 +129,7 @@ def test_2017_validation_matches_the_readme():
     assert len(table) == 12 and table["chosen"].sum() == 6
     measured = table["measured_time"]
     assert (table["error"] == (table["predicted_time"] - measured) / measured).all()
-    readme = (REPO_ROOT / "README.md").read_text()
+    readme = (REPO_ROOT / "docs" / "usage" / "report.md").read_text()
     assert scaling.validation_markdown(table) in readme
 
 

@@ -1,10 +1,11 @@
-"""benchmarks/speed_states.py: slow stretches found in time, inside epochs or at their edges."""
+"""benchmarks/speed_states.py and machine_probe.py: slow stretches in time, inside epochs or
+at their edges, and the machine's own kernels."""
 
 import json
 
 import pytest
 
-from benchmarks import speed_states
+from benchmarks import machine_probe, speed_states
 
 
 def epochs_of(*levels: list[float], steps: int = 10) -> list[list[float]]:
@@ -59,7 +60,7 @@ def test_probe_times_every_kernel_on_every_core(tmp_path, capsys):
     args = ["probe", "--seconds", "1.2", "--chunk-ms", "5", "--out", str(out)]
     assert speed_states.main(args) == 0
     cores = json.loads(out.read_text())["cores"]
-    assert cores and all(set(k) == set(speed_states.KERNELS) for k in cores.values())
+    assert cores and all(set(k) == set(machine_probe.KERNELS) for k in cores.values())
     for per_kernel in cores.values():
         assert all(k["per_second_s"] and k["fast_level_s"] > 0 for k in per_kernel.values())
     assert "changes of state" in capsys.readouterr().out
@@ -68,10 +69,10 @@ def test_probe_times_every_kernel_on_every_core(tmp_path, capsys):
 def test_twin_ratios_compare_the_same_seconds_so_a_shared_slow_second_cancels():
     a = [(0.1, 1.0), (0.5, 1.0), (1.2, 2.0), (1.7, 2.0)]  # second 1 slow for both processes
     b = [(0.2, 1.1), (0.6, 1.1), (1.1, 2.2), (1.6, 2.2)]  # and b 10% slower throughout
-    assert speed_states.twin_ratios(a, b) == pytest.approx([1.1, 1.1])
+    assert machine_probe.twin_ratios(a, b) == pytest.approx([1.1, 1.1])
 
 
-@pytest.mark.skipif(len(speed_states.cpu.allowed_cpus()) < 2, reason="needs two cores")
+@pytest.mark.skipif(len(machine_probe.cpu.allowed_cpus()) < 2, reason="needs two cores")
 def test_placement_times_two_fresh_processes_per_round_and_reads_their_huge_pages(tmp_path):
     out = tmp_path / "placement.json"
     args = ["placement", "--rounds", "2", "--seconds", "0.3", "--mib", "8", "--out", str(out)]

@@ -57,7 +57,7 @@ def test_text_model_trains_from_the_cli(model, backend, tmp_path):
     history = r["history"]
     assert all(math.isfinite(v) for v in history["loss"] + history["val_loss"])
     assert all(0.0 <= v <= 1.0 for v in history["accuracy"] + history["val_accuracy"])
-    # the 2017 text scripts ran no validation pass, so their epoch times hold none (README)
+    # the 2017 text scripts ran no validation pass, so none here (docs/usage/workloads.md)
     assert len(history["val_loss"]) == (0 if model in ("charlstm", "textgen") else 1)
 
 

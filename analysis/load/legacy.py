@@ -41,7 +41,7 @@ LABELS = (
     "cpu8pip",
     "cpu8cmp",
 )
-# 2017 test names -> twinbench workload names (GUIDE §2).
+# 2017 test names -> twinbench workload names (docs/usage/workloads.md: its 2017 source column).
 WORKLOADS = {
     "mnist_mlp": "mlp",
     "mnist_cnn": "cnn",

@@ -109,7 +109,7 @@ class TensorFlowBackend(KerasBackend):
         if device == "cuda" and not tf.config.list_physical_devices("GPU"):
             raise RuntimeError(
                 "device=cuda but tensorflow sees no GPU (tensorflow-cpu installed; "
-                "see README 'GPU installation')"
+                "see docs/getting-started.md, 'GPU installation')"
             )
 
     def train(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Quiet-machine measurements for issues 12 and 14, in priority order. Run from /work/main.
+# Quiet-machine measurements for issues 12 and 14, in priority order, from the repository root.
+# The diagnostics below were scripts in diag/ here; they now live in benchmarks/diagnostics/.
 set -u
-cd /work/main
-OUT=/work/measure/out
+cd "$(dirname "$0")/../.."  # the repository root
+OUT=results/measure  # first session: scratch output, not kept in the repository
 mkdir -p $OUT
 export TMPDIR=/tmp/tmp-quiet; mkdir -p $TMPDIR
 log() { echo "=== $(date +%T) $*"; }
@@ -42,17 +43,17 @@ $P benchmarks.outside --models cnn --backends torch --pairs 6 --epochs 3 --max-s
 $P benchmarks.table --outside $OUT/outside-*.json --bare $OUT/bare-*.json
 log "second session: where the modes come from (issue 12)"
 $P benchmarks.speed_states probe --seconds 60 --chunk-ms 20 --out $OUT/speed-states-probe.json
-$P benchmarks.speed_states steps /work/measure/out/repeats-auto > $OUT/speed-states-steps-repeats-auto.txt
+$P benchmarks.speed_states steps results/measure/repeats-auto > $OUT/speed-states-steps-repeats-auto.txt
 log "second session: the torch loop in one process, repeats=auto with a stated target"
 $P benchmarks.step_pairs --model mlp --pairs 40 --block 50 --out $OUT/step-pairs-mlp.json
 $P benchmarks.step_pairs --model cnn --pairs 30 --block 10 --out $OUT/step-pairs-cnn.json
 .venv/bin/python run.py -m backend=torch,tensorflow model=mlp,cnn repeats=auto epochs=2 max_steps=100 measure.target_rel_width=0.30 measure.max_repeats=12 measure.peak_probe=false
 .venv/bin/python run.py -m backend=torch model=mlp repeats=auto epochs=3 measure.target_rel_width=0.10 measure.max_repeats=12 measure.peak_probe=false
 log "second session: TensorFlow bilstm, the one SLOWER row"
-PYTHONPATH=. .venv/bin/python $OUT/diag/keras_feed.py bilstm 60 4
-PYTHONPATH=. .venv/bin/python $OUT/diag/worker_state.py 2
+.venv/bin/python -m benchmarks.diagnostics.keras_feed bilstm 60 4
+.venv/bin/python -m benchmarks.diagnostics.worker_state 2
 log "after the CI run: TensorFlow bilstm again (the SLOWER row)"
-PYTHONPATH=. .venv/bin/python $OUT/diag/validate_inproc.py bilstm 60 4  # validate 2.18 s, none 2.05 s (median)
+.venv/bin/python -m benchmarks.diagnostics.validate_inproc bilstm 60 4  # validate 2.18 s, none 2.05 s (median)
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 4 --epochs 3 --max-steps 60 --out $OUT/recheck-outside-bilstm-tf-4pairs.json
 $P benchmarks.outside --models bilstm --backends tensorflow --pairs 6 --epochs 3 --max-steps 60 --out $OUT/rerun-outside-bilstm-tf.json
 
@@ -74,5 +75,5 @@ $P benchmarks.table --outside $OUT/outside-*.json $OUT/recheck-outside-bilstm-tf
 log "third session: validation on or off, twinbench's TF train() in fresh processes, alternating"
 for i in 1 2 3 4 5 6 7 8; do
   if [ $((i % 2)) -eq 1 ]; then o="1 0"; else o="0 1"; fi
-  for v in $o; do PYTHONPATH=. .venv/bin/python $OUT/diag/fresh_validate.py bilstm 60 $v 2>/dev/null | tail -1; done
+  for v in $o; do .venv/bin/python -m benchmarks.diagnostics.fresh_validate bilstm 60 $v 2>/dev/null | tail -1; done
 done > $OUT/fresh-validate-bilstm.txt

@@ -1,4 +1,4 @@
-"""Equivalence of a model on every backend (GUIDE §3): a reference backend against each other
+"""Equivalence on every backend (docs/equivalence.md): a reference backend against each other
 registered one (frameworks/registry.py), each backend in its own process.
 
     python -m twinbench.parity mlp cnn ...     # or --all; --reference NAME, --backends A,B, --quiet

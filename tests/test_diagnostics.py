@@ -1,0 +1,59 @@
+"""benchmarks/diagnostics: every one-off experiment behind a dated finding still imports against
+today's layout, and importing it runs nothing (no pinning, no framework loaded)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import benchmarks.diagnostics as diagnostics
+from twinbench.paths import REPO_ROOT
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(diagnostics.__path__))
+
+
+def test_the_package_holds_the_diagnostics_the_findings_cite():
+    expected = {"fresh_validate", "keras_feed", "validate_inproc", "worker_state"}
+    assert expected <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_diagnostic_imports_without_doing_its_work(name):
+    affinity = os.sched_getaffinity(0)
+    module = importlib.import_module(f"benchmarks.diagnostics.{name}")
+    assert os.sched_getaffinity(0) == affinity  # the CPU budget waits for main()
+    if name != "budget":
+        assert callable(module.main)
+
+
+def test_importing_every_diagnostic_loads_no_framework():
+    # A fresh interpreter: this test process may have loaded a framework for other tests.
+    code = (
+        "import importlib, sys\n"
+        + "".join(f"importlib.import_module('benchmarks.diagnostics.{n}')\n" for n in MODULES)
+        + "print(sorted(m for m in ('tensorflow', 'torch', 'keras', 'jax') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_headline_chart_draws_the_published_speed_table(tmp_path):
+    from benchmarks.diagnostics import headline_chart
+
+    rows = headline_chart.bars()
+    assert len(rows) == 16  # eight workloads on two backends
+    page = (REPO_ROOT / "docs" / "findings" / "2026-11-30-speed-study.md").read_text()
+    for label, median, low, high in rows:
+        model, backend = label.split(", ")
+        # the row's twinbench / outside code cell, as benchmarks.table printed it
+        assert f"| {model} | {backend} | {median:.3f} [{low:.3f}, {high:.3f}]" in page
+    out = tmp_path / "chart.png"
+    headline_chart.draw(rows, out)
+    assert out.read_bytes()[:4] == b"\x89PNG"
