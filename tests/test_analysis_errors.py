@@ -106,3 +106,19 @@ def test_the_real_entry_point_prints_one_line_for_bad_json(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"analysis: error: {path}: not valid JSON")
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_folder_of_failed_runs_is_one_line_and_writes_no_report(tmp_path, capsys):
+    """It was a pandas KeyError and a half-written report_files/ (issue 28)."""
+    from twinbench.launch import failed
+    from twinbench.result import results
+
+    for i, backend in enumerate(("torch", "tensorflow")):
+        config = {"backend": {"name": backend}, "model": {"name": "mlp"}, "cpus": 1}
+        record = failed.failed_record(config, "worker killed by signal 9", error_kind="crash")
+        results.write_atomic(tmp_path / "runs" / f"r{i}" / "result.json", record)
+    out = tmp_path / "report"
+    line = one_line_error(capsys, [str(tmp_path / "runs"), "--out", str(out)])
+    assert "no finished runs" in line and "all 2 failed" in line
+    assert "worker killed by signal 9" in line
+    assert not out.exists()
