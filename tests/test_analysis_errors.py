@@ -122,3 +122,15 @@ def test_a_folder_of_failed_runs_is_one_line_and_writes_no_report(tmp_path, caps
     assert "no finished runs" in line and "all 2 failed" in line
     assert "worker killed by signal 9" in line
     assert not out.exists()
+
+
+def test_records_with_nan_epoch_times_are_named_as_such(tmp_path, capsys):
+    """The message used to advise `--metric train_time`, the option already in use, and never
+    said the values were NaN (issue 28)."""
+    for path in fakes.sweep(tmp_path, {("torch", 1): [[1.0, 1.1]], ("tensorflow", 1): [[1.2]]}):
+        record = json.loads(path.read_text())
+        record["epoch_times_s"] = [float("nan")] * len(record["epoch_times_s"])
+        record.pop("train_times_s", None)
+        path.write_text(json.dumps(record))  # Python's json writes NaN, as a foreign tool may
+    line = one_line_error(capsys, [str(tmp_path), "--out", str(tmp_path / "r")])
+    assert "NaN" in line and "use --metric train_time" not in line

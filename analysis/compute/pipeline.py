@@ -77,9 +77,16 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
     column = summary.METRICS[options.metric][0]
     ok = runs[runs["status"] == "ok"]
     if len(ok) and ok[column].isna().all():
+        # Non-finite values (NaN in a hand-edited or foreign record) are read as missing.
+        others = [
+            name
+            for name, (col, *_) in summary.METRICS.items()
+            if name != options.metric and col in ok and ok[col].notna().any()
+        ]
+        hint = f"use --metric {others[0]}" if others else "no metric has a value: re-measure them"
         raise AnalysisError(
-            f"metric {options.metric}: no successful run records it (`{column}`); "
-            "use --metric train_time"
+            f"metric {options.metric}: no successful run has a finite `{column}` (missing, or "
+            f"NaN/infinite in the record); {hint}"
         )
     configs = summary.configs(runs, options.metric, options.unstable_width)
     try:
