@@ -240,6 +240,39 @@ def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, c
     assert line.startswith("twinbench: error: ") and message in line, line
 
 
+def test_a_file_where_the_probes_cache_or_tmpdir_must_be_is_refused_up_front(
+    tmp_path, capsys, monkeypatch
+):
+    """Both failed only after the four peak probes had run, with a bare FileExistsError or a
+    hint to re-run that failed again (issue 28)."""
+    from twinbench.config import checks
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cases = [
+        ([f"measure.peak_cache_dir={blocker}"], {}, "measure.peak_cache_dir="),
+        ([f"measure.peak_cache_dir={blocker}/sub"], {}, "is a file, not a directory"),
+        ([], {"TMPDIR": str(blocker)}, "unset TMPDIR or point it at one"),
+    ]
+    for args, env, message in cases:
+        with monkeypatch.context() as m:
+            for name, value in env.items():
+                m.setenv(name, value)
+            with pytest.raises(SystemExit) as stop:
+                checks.check_overrides(["model=mlp", *args])
+        assert stop.value.code == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert message in line and "re-run" not in line, line
+
+
+def test_a_write_error_hint_matches_the_fault():
+    from twinbench.config.checks import describe_os_error
+
+    exists = describe_os_error(FileExistsError(17, "File exists", "/x/cache"))
+    assert "/x/cache" in exists and "a file stands where a directory must be" in exists
+    assert "re-run" not in describe_os_error(OSError(5, "I/O error", "/x/result.json"))
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "advice"),
     [

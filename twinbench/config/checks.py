@@ -75,20 +75,50 @@ def check_output_dir(key: str, value: str) -> None:
     For a name Hydra fills in later (a timestamp), the fixed part before it is checked.
     """
     path = Path(value.split("${", 1)[0] or ".").expanduser()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{key}={value} is a file, not a directory; choose another {key}")
-    existing = path
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(f"{key}={value}: {existing} is a file, not a directory; choose another")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{key}={value}: {existing} is not writable; choose another {key}")
+    check_writable_dir(f"{key}={value}", path, f"choose another {key}")
+    existing = _nearest_existing(path)
     free = shutil.disk_usage(existing).free
     if free < MIN_FREE_BYTES:
         raise ConfigError(
             f"{key}={value}: only {free:,} bytes free on that disk; free some space or choose "
             f"another {key}"
+        )
+
+
+def _nearest_existing(path: Path) -> Path:
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def check_writable_dir(what: str, path: Path, advice: str) -> None:
+    """`path` is, or can become, a directory this process writes in; else one line with advice."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what} is a file, not a directory; {advice}")
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        raise ConfigError(f"{what}: {existing} is a file, not a directory; {advice}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what}: {existing} is not writable; {advice}")
+
+
+def check_side_dirs(config: dict[str, Any]) -> None:
+    """The directories a run writes beside its own: the probes' cache and the temporary
+    directory. A file standing there failed only after the peak probes had run (issue 28)."""
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir:
+        check_writable_dir(f"TMPDIR={tmpdir}", Path(tmpdir), "unset TMPDIR or point it at one")
+    measure = config.get("measure") or {}
+    if measure.get("peak_probe") or measure.get("speed_of_light"):
+        from twinbench.measure.peak import default_cache_dir
+
+        cache = measure.get("peak_cache_dir")
+        check_writable_dir(
+            f"measure.peak_cache_dir={cache}"
+            if cache
+            else f"the probes' cache {default_cache_dir()}",
+            Path(cache).expanduser() if cache else default_cache_dir(),
+            "set measure.peak_cache_dir to a writable directory, or measure.peak_probe=false",
         )
 
 
@@ -101,8 +131,11 @@ def describe_os_error(exc: OSError) -> str:
         errno.EDQUOT: "the disk quota is used up; free some space or write elsewhere",
         errno.EROFS: "it is read-only; choose another hydra.run.dir / hydra.sweep.dir",
         errno.EACCES: "it is not writable; choose another hydra.run.dir / hydra.sweep.dir",
-        errno.ENOTDIR: "a file stands where a directory must be; choose another directory",
-    }.get(exc.errno or 0, "finished runs are kept; re-run the same command to resume")
+        errno.ENOTDIR: "a file stands where a directory must be; remove it or choose another "
+        "directory",
+        errno.EEXIST: "a file stands where a directory must be; remove it or choose another "
+        "directory",
+    }.get(exc.errno or 0, "finished runs are kept")
     return f"cannot write{where}: {exc.strerror or exc}; {hint}"
 
 
@@ -210,6 +243,7 @@ def validate_overrides(args: list[str]) -> None:
                 build_spec(config)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigError(str(exc)) from None
+            check_side_dirs(config)
             name = _dir_name(job, excluded)
             differ = sorted({o.split("=", 1)[0] for o in set(dirs.get(name, job)) ^ set(job)})
             if differ:  # identical jobs may share: the second finds the first's result
