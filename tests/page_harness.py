@@ -17,6 +17,7 @@ import inspect
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
@@ -137,15 +138,22 @@ def start(copy: Path, command: list[str], log: Path) -> subprocess.Popen:
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
     with log.open("w") as out:
         return subprocess.Popen(
-            command, cwd=copy, stdout=out, stderr=subprocess.STDOUT, text=True, env=env
+            command,
+            cwd=copy,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,  # its own process group: a timeout ends its workers too
         )
 
 
 def finish(proc: subprocess.Popen, log: Path, timeout: float) -> tuple[int, str]:
-    """The command's exit status and the tail of its output."""
+    """The command's exit status and the tail of its output; past `timeout`, the command and
+    every process it started are killed."""
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     return proc.returncode, log.read_text()[-4000:]
