@@ -7,6 +7,7 @@ import pytest
 
 import models
 from models import flops
+from twinbench.config.spec import group_choices
 
 BATCH = 2
 DATA_SIZES = {"chars": 57, "max_features": 1000}  # what the data fills in (conf: null)
@@ -15,9 +16,9 @@ DATA_SIZES = {"chars": 57, "max_features": 1000}  # what the data fills in (conf
 def _inputs(name: str, arch: dict):
     import torch
 
-    if name in ("mlp", "tl_mlp"):
+    if "input_dim" in arch:  # flat vectors (mlp, tl_mlp)
         return torch.randn(BATCH, arch["input_dim"])
-    if name in ("cnn", "cifar10_cnn"):  # NHWC, as the data arrives
+    if "side" in arch:  # NHWC images, as the data arrives (cnn, cifar10_cnn)
         return torch.randn(BATCH, arch["side"], arch["side"], arch["channels"])
     if name == "charlstm":  # one-hot windows, stored as bool
         return torch.zeros(BATCH, arch["maxlen"], arch["chars"], dtype=torch.bool)
@@ -25,7 +26,7 @@ def _inputs(name: str, arch: dict):
     return torch.randint(0, vocabulary, (BATCH, arch["maxlen"]))
 
 
-MODELS = ["mlp", "tl_mlp", "cnn", "cifar10_cnn", "fasttext", "bilstm", "charlstm", "textgen"]
+MODELS = group_choices("model")  # every workload in conf/model/: a new one is checked too
 
 
 @pytest.mark.parametrize("name", MODELS)
