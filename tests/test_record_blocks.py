@@ -101,8 +101,9 @@ def test_measured_and_failed_records_go_through_one_builder_that_keeps_the_stabl
     assert (rec["params"], rec["threads_actual"], rec["epoch_times_s"]) == (None, None, [])
 
 
-def test_the_failed_path_uses_the_constructor():
+def test_the_failed_path_and_the_worker_use_the_constructors():
     assert "ResultRecord.failed(" in (REPO_ROOT / "twinbench/launch/failed.py").read_text()
+    assert "ResultRecord.ok(" in (REPO_ROOT / "twinbench/worker/assemble.py").read_text()
 
 
 def test_shared_key_names_name_real_fields():
