@@ -1,6 +1,7 @@
 """The worker's phases before its record, in the order twinbench/worker/main.py `run` calls them:
 pin, data, probes, import, train, profile. Each takes what the earlier ones produced and
-returns what it measured; none reads a clock or the environment another phase owns.
+returns what it measured as a small frozen record (Loaded, Probes, Framework, Trained, Looks),
+which the last phase (twinbench/worker/assemble.py) turns into result.json.
 
 The order is the worker's point: the CPU budget (affinity, thread variables) is in place before
 anything starts a thread pool, the data is read before the framework loads (numpy only, so a
