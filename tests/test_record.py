@@ -1,7 +1,6 @@
 """The result record has one owner (twinbench/result/record.py): every version in its history reads
-back,
-nothing a writer put in is lost, and the worker, the failed-run path and the analysis go
-through it."""
+back, nothing a writer put in is lost, and the worker, the failed-run path and the analysis go
+through it. Typed blocks: tests/test_record_blocks.py."""
 
 from __future__ import annotations
 
@@ -95,7 +94,8 @@ def test_the_analysis_reads_old_and_new_records_and_takes_the_identity_from_the_
 
 
 def test_the_worker_builds_its_record_with_the_owner_not_a_dict_literal():
-    tree = ast.parse((REPO_ROOT / "twinbench" / "worker.py").read_text())
+    assembler = REPO_ROOT / "twinbench" / "worker" / "assemble.py"
+    tree = ast.parse(assembler.read_text())
     dict_keys = {
         k.value
         for node in ast.walk(tree)
@@ -105,5 +105,5 @@ def test_the_worker_builds_its_record_with_the_owner_not_a_dict_literal():
     }
     # the record's own top-level keys never appear as a dict literal's keys in the worker
     assert not dict_keys & {"schema_version", "status", "epoch_times_s", "threads_actual"}
-    assert "ResultRecord(" in (REPO_ROOT / "twinbench" / "worker.py").read_text()
+    assert "ResultRecord.ok(" in assembler.read_text()
     assert Path(records.__file__).read_text().count("ResultRecord.from_json") == 1

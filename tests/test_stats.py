@@ -8,7 +8,7 @@ from frameworks.timing import RunClock
 from twinbench import stats
 from twinbench.config.spec import build_spec
 from twinbench.stats import steady_steps
-from twinbench.worker.main import timing_record
+from twinbench.worker.assemble import timing_record
 
 
 @pytest.mark.parametrize(
@@ -78,10 +78,10 @@ def test_timing_record_from_a_fake_clock(compose):
     clock.epoch_end()  # 130
     spec = build_spec(compose("measure.warmup_steps=1"))
     t = timing_record(clock, spec, batch_size=128)
-    assert t["steady_step_s"]["median"] == pytest.approx(0.010)
-    assert t["steady_steps"] == 5
-    assert t["steady_samples_per_s"] == pytest.approx(12_800)
-    assert t["epoch_s"]["median"] == pytest.approx(0.130)
+    assert t.steady_step_s.median == pytest.approx(0.010)
+    assert t.steady_steps == 5
+    assert t.steady_samples_per_s == pytest.approx(12_800)
+    assert t.epoch_s.median == pytest.approx(0.130)
     assert clock.train_times_s() == pytest.approx([0.100])
 
 

@@ -2,8 +2,9 @@
 
 A record written by another machine is data: it is parsed as JSON and nothing in it is executed,
 imported or opened (a certificate path inside a record is shown, never read).
-Fields added by later schema work (timing, startup, flops, settings, run_key, repeat) are used
-when present and tolerated when absent, so today's and tomorrow's records load side by side.
+Rows are built from the typed record (twinbench/result/record.py and blocks.py): fields added by
+later schema work (timing, startup, flops, settings, run_key, repeat) are used when present and
+read as None when absent, so today's and tomorrow's records load side by side.
 """
 
 from __future__ import annotations
@@ -19,6 +20,22 @@ from typing import Any
 from analysis.compute import layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 from analysis.load import backends
+from twinbench.result.block import ABSENT, present
+from twinbench.result.blocks import (
+    STEADY_STEP_S,
+    Budget,
+    Data,
+    Drift,
+    Environment,
+    Flops,
+    History,
+    Parity,
+    Resources,
+    Startup,
+    Summary,
+    Threads,
+    Timing,
+)
 from twinbench.result.record import ResultRecord, UnknownSchemaVersion
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
@@ -164,22 +181,20 @@ def _settings_label(record: dict[str, Any], settings: dict[str, Any]) -> str:
     return name if diff == "default" else f"{name}, {diff}"
 
 
-def _threads(record: dict[str, Any], which: str, kind: str) -> int | None:
-    value = _get(record, which, kind)
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+def _threads(value: Any, kind: str) -> int | None:
+    count = getattr(Threads.typed(value), kind)
+    return int(count) if isinstance(count, int) and not isinstance(count, bool) else None
 
 
-def _epoch_times(record: dict[str, Any]) -> list[float]:
-    times = record.get("epoch_times_s")
+def _epoch_times(record: ResultRecord) -> list[float]:
+    times = record.epoch_times_s
     if not isinstance(times, list):
         return []
     return [t for t in (_num(v) for v in times) if t is not None]
 
 
-def _history(record: dict[str, Any]) -> dict[str, list[float]]:
-    history = record.get("history")
-    if not isinstance(history, dict):
-        return {}
+def _history(record: ResultRecord) -> dict[str, list[float]]:
+    history = History.typed(record.history).to_json()
     return {k: v for k, v in history.items() if isinstance(v, list)}
 
 
@@ -189,65 +204,74 @@ def _last(values: list[Any] | None) -> float | None:
     return _num(present[-1]) if present else None
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def to_row(rec: Record) -> dict[str, Any]:
     """One run as a flat row: plain scalars, lists and dicts as canonical JSON strings."""
     r = rec.data
-    env = r.get("environment") if isinstance(r.get("environment"), dict) else {}
-    config = r.get("config") if isinstance(r.get("config"), dict) else {}
-    times = _epoch_times(r)
-    history = _history(r)
+    record = ResultRecord.carried(r)  # typed blocks; what the record lacks reads as None
+    env = Environment.typed(record.environment)
+    config = _mapping(record.config)
+    times = _epoch_times(record)
+    history = _history(record)
     settings = settings_of(r)
-    requested = {k: _threads(r, "threads_requested", k) for k in ("intra_op", "inter_op")}
-    actual = {k: _threads(r, "threads_actual", k) for k in ("intra_op", "inter_op")}
-    run_key = r.get("run_key") or config.get("run_key")
-    repeat = r.get("repeat", config.get("repeat"))
-    step = _get(r, "timing", "steady_step_s") or {}
-    fingerprint = env.get("fingerprint") or (
-        f"{env['cpu_model']} x{env.get('logical_cores')}" if env.get("cpu_model") else None
+    requested = {k: _threads(record.threads_requested, k) for k in ("intra_op", "inter_op")}
+    actual = {k: _threads(record.threads_actual, k) for k in ("intra_op", "inter_op")}
+    run_key = present(record.run_key) or config.get("run_key")
+    repeat = config.get("repeat") if record.repeat is ABSENT else record.repeat
+    timing = Timing.typed(record.timing)
+    step = Summary.typed(timing.steady_step_s)
+    drift = Drift.typed(timing.drift)
+    flops = Flops.typed(record.flops)
+    used = Resources.typed(record.resources)
+    data = Data.typed(record.data)
+    fingerprint = present(env.fingerprint) or (
+        f"{env.cpu_model} x{present(env.logical_cores)}" if present(env.cpu_model) else None
     )
     row: dict[str, Any] = {
         "source": SOURCE,
         "path": str(rec.path),
         "machine": fingerprint or UNKNOWN_MACHINE,
         "machine_inferred": False,
-        "hostname": env.get("hostname"),
-        "schema_version": r.get("schema_version"),
-        "status": r.get("status") or "unknown",
-        "error": r.get("error"),
-        "error_kind": r.get("error_kind"),
+        "hostname": present(env.hostname),
+        "schema_version": present(record.schema_version),
+        "status": present(record.status) or "unknown",
+        "error": present(record.error),
+        "error_kind": present(record.error_kind),
         "run_key": run_key or derived_run_key(config),
         "run_key_derived": not run_key,
         "repeat": repeat if isinstance(repeat, int) else None,
-        "repeats": r.get("repeats") if isinstance(r.get("repeats"), int) else None,
-        "started": r.get("started"),
-        "finished": r.get("finished"),
-        "backend": r.get("backend"),
-        **backends.columns(r.get("backend"), r),
-        "model": r.get("model"),
-        "device": r.get("device") or "cpu",
-        "cpus": r.get("cpus") if isinstance(r.get("cpus"), int) else None,
+        "repeats": record.repeats if isinstance(record.repeats, int) else None,
+        "started": present(record.started),
+        "finished": present(record.finished),
+        "backend": present(record.backend),
+        **backends.columns(present(record.backend), r),
+        "model": present(record.model),
+        "device": present(record.device) or "cpu",
+        "cpus": record.cpus if isinstance(record.cpus, int) else None,
         "threads_intra_requested": requested["intra_op"],
         "threads_inter_requested": requested["inter_op"],
         "threads_intra_actual": actual["intra_op"],
         "threads_inter_actual": actual["inter_op"],
         "threads_verified": (requested == actual) if None not in actual.values() else None,
-        "params": r.get("params"),
-        "expected_params": r.get("expected_params"),
-        "dataset": _get(r, "data", "dataset"),
-        "data_source": _get(r, "data", "source"),
-        "epochs": r.get("epochs"),
+        "params": present(record.params),
+        "expected_params": present(record.expected_params),
+        "dataset": present(data.dataset),
+        "data_source": present(data.source),
+        "epochs": present(record.epochs),
         # A failed run may not say how long it was meant to train: its config does.
-        "workload_epochs": r.get("epochs")
+        "workload_epochs": present(record.epochs)
         or config.get("epochs")
         or _get(config, "model", "epochs"),
-        "batch_size": r.get("batch_size") or _get(config, "model", "batch_size"),
-        "steps_per_epoch": r.get("steps_per_epoch"),
+        "batch_size": present(record.batch_size) or _get(config, "model", "batch_size"),
+        "steps_per_epoch": present(record.steps_per_epoch),
         "max_steps": config.get("max_steps"),
         "seed": config.get("seed"),
         # The interleaved round it ran in (twinbench/launch/interleave.py): runs of two backends
-        # with
-        # one pair_id were measured back to back, so their ratio is a paired one.
-        "pair_id": r.get("pair_id"),
+        # with one pair_id were measured back to back, so their ratio is a paired one.
+        "pair_id": present(record.pair_id),
         "settings": canonical(settings),
         "settings_label": _settings_label(r, settings),
         # How many settings differ from the preset: with no default run in a cell, the variant
@@ -262,50 +286,48 @@ def to_row(rec: Record) -> dict[str, Any]:
         "train_time_s": math.fsum(times) if times else None,
         "epoch_time_first_s": times[0] if times else None,
         "epoch_time_median_s": statistics.median(times) if times else None,
-        "steady_step_s": _num(step.get("median")) if isinstance(step, dict) else None,
-        "steady_step_ci_low_s": _num(step.get("ci_low")) if isinstance(step, dict) else None,
-        "steady_step_ci_high_s": _num(step.get("ci_high")) if isinstance(step, dict) else None,
-        "steady_step_unstable": step.get("unstable") if isinstance(step, dict) else None,
-        "steady_samples_per_s": _num(_get(r, "timing", "steady_samples_per_s")),
-        "drift_ratio": _num(_get(r, "timing", "drift", "ratio_last_to_first_third")),
-        "drifting": _get(r, "timing", "drift", "drifting"),
-        "flops_per_step": _num(_get(r, "flops", "per_step")),
-        "achieved_gflops": _num(_get(r, "flops", "achieved_gflops")),
-        "peak_gflops": _num(_get(r, "flops", "peak_gflops")),
-        "fraction_of_peak": _num(_get(r, "flops", "fraction_of_peak")),
-        "parity_status": _get(r, "parity", "status"),
-        "peak_rss_mib": _num(_get(r, "resources", "peak_rss_mib")),
-        "cpu_time_training_s": _num(_get(r, "resources", "cpu_time_training_s")),
-        "busy_cores_training": _num(_get(r, "resources", "busy_cores_training")),
-        "steps_file": r.get("steps_file"),
+        STEADY_STEP_S: _num(step.median),
+        "steady_step_ci_low_s": _num(step.ci_low),
+        "steady_step_ci_high_s": _num(step.ci_high),
+        "steady_step_unstable": present(step.unstable),
+        "steady_samples_per_s": _num(timing.steady_samples_per_s),
+        "drift_ratio": _num(drift.ratio_last_to_first_third),
+        "drifting": present(drift.drifting),
+        "flops_per_step": _num(flops.per_step),
+        "achieved_gflops": _num(flops.achieved_gflops),
+        "peak_gflops": _num(flops.peak_gflops),
+        "fraction_of_peak": _num(flops.fraction_of_peak),
+        "parity_status": present(Parity.typed(record.parity).status),
+        "peak_rss_mib": _num(used.peak_rss_mib),
+        "cpu_time_training_s": _num(used.cpu_time_training_s),
+        "busy_cores_training": _num(used.busy_cores_training),
+        "steps_file": present(record.steps_file),
         "final_loss": _last(history.get("loss")),
         "final_accuracy": _last(history.get("accuracy")),
         "final_val_loss": _last(history.get("val_loss")),
         "final_val_accuracy": _last(history.get("val_accuracy")),
-        "framework_version": _get(r, "framework", "version"),
-        "keras_version": _get(r, "framework", "keras_version"),
-        "framework_build": canonical(_get(r, "framework", "build") or {}),
-        "cpu_model": env.get("cpu_model"),
-        "isa_flags": " ".join(env.get("isa_flags") or []),
-        "logical_cores": env.get("logical_cores"),
-        "physical_cores": env.get("physical_cores"),
-        "cgroup_cpu_quota": _num(env.get("cgroup_cpu_quota")),
-        "memory_gib": _num(env.get("memory_gib")),
-        "python": env.get("python"),
-        "platform": env.get("platform"),
-        "affinity": canonical(r.get("affinity")) if r.get("affinity") is not None else None,
-        **_slurm(env.get("slurm")),
+        "framework_version": _get(record.framework, "version"),
+        "keras_version": _get(record.framework, "keras_version"),
+        "framework_build": canonical(_get(record.framework, "build") or {}),
+        "cpu_model": present(env.cpu_model),
+        "isa_flags": " ".join(present(env.isa_flags) or []),
+        "logical_cores": present(env.logical_cores),
+        "physical_cores": present(env.physical_cores),
+        "cgroup_cpu_quota": _num(env.cgroup_cpu_quota),
+        "memory_gib": _num(env.memory_gib),
+        "python": present(env.python),
+        "platform": present(env.platform),
+        "affinity": canonical(record.affinity) if present(record.affinity) is not None else None,
+        **_slurm(present(env.slurm)),
         "epoch_times_s": canonical(times),
         "history": canonical(history),
         "config_hash": short_hash(measured_config(config)),
         "content_hash": short_hash(r),
     }
-    startup = r.get("startup")
-    if isinstance(startup, dict):
-        for key, value in startup.items():
-            if _num(value) is not None:
-                row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
-    parts = _get(r, "budget", "parts_s")
+    for key, value in Startup.typed(record.startup).to_json().items():
+        if _num(value) is not None:
+            row[f"startup_{key.removesuffix('_s')}_s"] = _num(value)
+    parts = Budget.typed(record.budget).parts_s
     if isinstance(parts, dict):  # twinbench.result.budget: where the training time went
         for key, value in parts.items():
             if _num(value) is not None:

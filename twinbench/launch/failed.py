@@ -26,27 +26,24 @@ def backend_identity(name: Any) -> dict[str, str]:
 
 
 def failed_record(config: dict[str, Any], error: str, **extra: Any) -> dict[str, Any]:
-    """A result for a run that did not produce measurements; keeps the stable keys present.
-    `extra`: more fields (error_kind, traceback, stderr_tail, ...), declared or not."""
+    """A result for a run that did not produce measurements, from the config it was given
+    (ResultRecord.failed fills the stable keys a failure cannot). `extra`: more fields
+    (error_kind, traceback, stderr_tail, ...), declared or not."""
     backend = config.get("backend", {}).get("name")
-    return ResultRecord.of(
-        status="failed",
-        error=error,
+    return ResultRecord.failed(
+        error,
         run_key=config.get("run_key"),
         repeat=config.get("repeat", 0),
         pair_id=config.get("pair_id"),
         backend=backend,
         **backend_identity(backend),
         model=config.get("model", {}).get("name"),
-        params=None,
         cpus=config.get("cpus"),
         threads_requested={
             "intra_op": config.get("threads"),
             "inter_op": config.get("interop_threads"),
         },
-        threads_actual=None,
         device=config.get("device"),
-        epoch_times_s=[],
         # The machine, so a failure is reported beside the runs of the same hardware.
         environment=environment.describe(),
         config=_json_safe(config),  # a refused nan must not make the record unwritable

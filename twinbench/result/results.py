@@ -3,7 +3,8 @@
 The record's fields, its schema version and history live in twinbench/result/record.py
 (ResultRecord);
 this module writes and reads files. Top-level keys that tools rely on are listed in STABLE_KEYS
-and must not be renamed; the full schema is documented in the README ("Result schema").
+(record.py) and must not be renamed; the full schema is docs/reference/result-schema.md, generated
+from the code by twinbench/result/schema_doc.py.
 """
 
 from __future__ import annotations
@@ -14,21 +15,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from twinbench.result.record import SCHEMA_VERSION, ResultRecord
+from twinbench.result.record import SCHEMA_VERSION, STABLE_KEYS, ResultRecord
 
-__all__ = ["SCHEMA_VERSION", "ResultRecord"]  # re-exported: where readers have looked them up
+# re-exported: where readers have looked them up
+__all__ = ["SCHEMA_VERSION", "STABLE_KEYS", "ResultRecord"]
 RESULT_FILE = "result.json"
-STABLE_KEYS = (
-    "status",
-    "backend",
-    "model",
-    "params",
-    "cpus",
-    "threads_requested",
-    "threads_actual",
-    "device",
-    "epoch_times_s",
-)
 
 
 # Keys that change how a sweep is run, not what a run measures: left out of the run identity.

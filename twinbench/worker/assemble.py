@@ -1,0 +1,203 @@
+"""The worker's last phase: the measured run's record, from what the earlier phases produced
+(twinbench/worker/phases.py), through ResultRecord.ok, the one constructor a failed run shares
+(twinbench/launch/failed.py). Nothing here touches the framework's timed steps: it computes
+from the run clock and reads the adapter's descriptions.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from twinbench import parity, stats
+from twinbench.config.spec import RunSpec
+from twinbench.launch import failed
+from twinbench.machine import environment
+from twinbench.measure import peak as peak_module
+from twinbench.measure import speed_of_light as sol_module
+from twinbench.result import budget
+from twinbench.result.blocks import Budget, Drift, Flops, Startup, Summary, Threads, Timing
+from twinbench.result.record import ResultRecord
+from twinbench.worker.phases import (
+    NS_PER_S,
+    STEPS_FILE,
+    WARMUP_STEPS,
+    Framework,
+    Loaded,
+    Looks,
+    Probes,
+    Trained,
+)
+
+GFLOP = 1e9
+
+
+def warmup_steps(spec: RunSpec) -> int:
+    return int(spec.measure.get("warmup_steps", WARMUP_STEPS))
+
+
+def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
+    width = spec.measure.get("unstable_rel_width", stats.UNSTABLE_REL_WIDTH)
+    # A tick is one step, or steps_per_execution steps under Keras: report per step.
+    per_tick = clock.steps_per_tick
+    steps = [[ns // per_tick for ns in epoch] for epoch in clock.step_times_ns()]
+    warmup_ticks = -(-warmup_steps(spec) // per_tick)
+    steady = stats.steady_steps(steps, warmup_ticks)
+    if not steady:  # very short runs: fall back to every step but the first
+        steady = [ns / NS_PER_S for epoch in steps for ns in epoch][1:] or [steps[0][0] / NS_PER_S]
+    step_summary = stats.summarize(steady, unstable_rel_width=width)
+    return Timing(
+        epoch_s=Summary.parse(
+            stats.summarize(clock.epoch_times_s(), unstable_rel_width=width).as_dict()
+        ),
+        steady_step_s=Summary.parse(step_summary.as_dict()),
+        steady_samples_per_s=batch_size / step_summary.median,
+        steady_steps=len(steady) * per_tick,
+        steps_per_tick=per_tick,
+        warmup_steps=warmup_steps(spec),
+        drift=Drift.parse(stats.drift(steady)),
+    )
+
+
+def budget_record(clock, spec: RunSpec, timing: Timing) -> Budget:
+    return Budget.parse(budget.from_clock(clock, warmup_steps(spec), timing.steady_step_s.median))
+
+
+def startup_record(
+    worker_ns: int, timing: Timing, loaded: Loaded, probes: Probes, fw: Framework, trained: Trained
+) -> Startup:
+    """What the run cost before it trained at speed, from the parent's spawn (its environment
+    variable; the worker's own first clock reading when started by hand)."""
+    spawn_ns = int(os.environ.get("TWINBENCH_SPAWN_NS", worker_ns))
+    clock = trained.clock
+    first_step_s = clock.step_times_ns()[0][0] / NS_PER_S
+    return Startup(
+        process_start_s=(worker_ns - spawn_ns) / NS_PER_S,
+        framework_import_s=fw.import_s,
+        data_s=loaded.data_s,
+        build_s=trained.build_s,
+        # Includes Keras' graph tracing, XLA or torch.compile compilation when enabled.
+        first_step_s=first_step_s,
+        first_step_over_steady_s=first_step_s - timing.steady_step_s.median,
+        # From the parent's spawn to the end of the first step: what a user waits before
+        # training runs at speed. The peak probe is left out: it measures the machine, once per
+        # machine and cores (cached).
+        total_s=(clock.epoch_start_ns[0] - spawn_ns - probes.probe_ns) / NS_PER_S + first_step_s,
+    )
+
+
+def flops_record(
+    spec: RunSpec, mc: dict[str, Any], timing: Timing, probes: Probes, peak: float | None
+) -> Flops | None:
+    """FLOP per step by the model's rule (models/flops.py) and the rate achieved; None for a
+    model without one."""
+    module = models_module(spec.model)
+    forward = getattr(module, "forward_flops", None)
+    if forward is None:
+        return None
+    from models import flops
+
+    bs = spec.batch_size
+    products = getattr(module, "flop_products", None)
+    per_step = (
+        flops.train_per_sample(products(**mc["arch"])) * bs
+        if products is not None
+        else flops.train_step(forward(**mc["arch"]), bs)
+    )
+    achieved = per_step / timing.steady_step_s.median / GFLOP
+    record = {
+        "per_step": per_step,
+        "per_sample_forward": forward(**mc["arch"]),
+        "counting": "per product (models/flops.py)" if products else "3x forward",
+        "achieved_gflops": achieved,
+        "peak_gflops": peak,
+        "fraction_of_peak": achieved / peak if peak else None,
+    }
+    if probes.machine:  # this framework's own GEMM beside the machine's best: the kernel library
+        record.update(peak_module.framework_ceiling(probes.machine, runtime(spec), achieved))
+    return Flops.parse(record)
+
+
+def runtime(spec: RunSpec) -> str:
+    """The library whose kernels run this backend: its GEMM and speed of light are the ones
+    probed under that library's name (frameworks/probes)."""
+    return failed.backend_identity(spec.backend).get("backend_runtime", spec.backend)
+
+
+def models_module(name: str):
+    import models
+
+    return models.get(name)
+
+
+def assemble(
+    spec: RunSpec,
+    started: str,
+    worker_ns: int,
+    pinned: dict[str, Any],
+    loaded: Loaded,
+    probes: Probes,
+    fw: Framework,
+    trained: Trained,
+    looks: Looks,
+) -> ResultRecord:
+    """Phase 7: the measured run's record."""
+    clock, data, bs = trained.clock, loaded.data, spec.batch_size
+    timing = timing_record(clock, spec, bs)
+    steady_s = timing.steady_step_s.median
+    n_train = len(data.x_train)
+    samples_per_epoch = min(n_train, trained.plan.steps_per_epoch * bs)
+    train_times = clock.train_times_s()
+    history = trained.history
+    return ResultRecord.ok(
+        run_key=spec.config.get("run_key"),
+        repeat=spec.config.get("repeat", 0),
+        repeats="auto" if spec.auto_repeats else spec.repeats,
+        pair_id=spec.config.get("pair_id"),  # the runs it was interleaved with (launch.py)
+        backend=spec.backend,
+        **failed.backend_identity(spec.backend),
+        model=spec.model,
+        params=trained.params,
+        expected_params=loaded.model_cfg.get("expected_params"),
+        cpus=spec.cpus,
+        threads_requested=Threads(intra_op=spec.threads, inter_op=spec.interop_threads),
+        threads_actual=Threads(intra_op=fw.threads.intra_op, inter_op=fw.threads.inter_op),
+        threads_verified_by=fw.threads.verified_by,
+        native_thread_pools=fw.threads.native_pools,
+        affinity=pinned["affinity"],
+        thread_env=pinned["thread_env"],
+        device=spec.device,
+        settings=trained.settings_in_effect,
+        framework=fw.backend.describe(),
+        data={"dataset": data.name, **data.info, "n_train": n_train, "n_test": len(data.x_test)},
+        epochs=spec.epochs,
+        batch_size=bs,
+        steps_per_epoch=trained.plan.steps_per_epoch,
+        epoch_times_s=clock.epoch_times_s(),
+        train_times_s=train_times,
+        samples_per_s=[samples_per_epoch / t for t in train_times],
+        timing=timing,
+        budget=budget_record(clock, spec, timing),
+        steps_file=STEPS_FILE,
+        startup=startup_record(worker_ns, timing, loaded, probes, fw, trained),
+        flops=flops_record(spec, loaded.model_cfg, timing, probes, fw.peak_gflops),
+        machine_peak=probes.machine,
+        # The model's own products timed alone (best kernel each), outside the timed steps.
+        speed_of_light=(
+            sol_module.against(probes.sol, runtime(spec), steady_s) if probes.sol else None
+        ),
+        profile=looks.profile,
+        kernels=looks.kernels,
+        resources=trained.resources,
+        history={
+            "loss": history.loss,
+            "accuracy": history.accuracy,
+            "val_loss": history.val_loss,
+            "val_accuracy": history.val_accuracy,
+        },
+        parity=parity.status(spec.model, backend=spec.backend),
+        environment=environment.describe(),
+        started=started,
+        finished=environment.now_iso(),
+        config=spec.config,
+    )
