@@ -493,3 +493,27 @@ def test_every_real_file_has_a_size_bound():
     from benchdata.real_files import FILES
 
     assert all(f.max_bytes for f in FILES.values())
+
+
+def test_a_batch_larger_than_the_data_counts_the_samples_actually_trained(tmp_path):
+    """model.batch_size=100000 on MNIST's 60,000 samples: every step holds 60,000. Throughput
+    and FLOPs were counted for 100,000, 1.67 times too high (issue 28)."""
+    run_dir = tmp_path / "run"
+    proc = run_cli(
+        "backend=torch", *TINY, "model.batch_size=100000", "measure.peak_probe=false",
+        f"hydra.run.dir={run_dir}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = json.loads((run_dir / "result.json").read_text())
+    n_train = record["data"]["n_train"]
+    assert n_train < 100_000
+    timing, flops = record["timing"], record["flops"]
+    step = timing["steady_step_s"]["median"]
+    assert timing["steady_samples_per_s"] * step == pytest.approx(n_train)
+    from models import catalog, mlp
+    from models import flops as flop_rules
+
+    per_sample = flop_rules.train_per_sample(
+        mlp.flop_products(**catalog.model_config("mlp")["arch"])
+    )
+    assert flops["per_step"] == per_sample * n_train
