@@ -24,6 +24,7 @@ from twinbench.launch.machine_lock import measurement_lock  # re-exported: where
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
 from twinbench.ui import live
+from twinbench.worker import pinning
 
 SPEC_FILE = "spec.json"
 LOG_FILE = "worker.log"
@@ -70,8 +71,8 @@ def _archived(name: str, n: int) -> str:
     return f"{stem}.previous-{n}{dot}{ext}"
 
 
-def _worker_env() -> dict[str, str]:
-    env = dict(os.environ)
+def _worker_env(budget_env: dict[str, str]) -> dict[str, str]:
+    env = {**os.environ, **budget_env}  # the budget's variables before the worker imports numpy
     # The worker imports the project's packages from the repository, wherever Hydra runs.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     env[lifeline.PARENT_PID_ENV] = str(os.getpid())
@@ -87,7 +88,10 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def start_worker(
-    run_dir: Path, time_limit_s: float | None = None, quiet: bool = False
+    run_dir: Path,
+    time_limit_s: float | None = None,
+    quiet: bool = False,
+    budget_env: dict[str, str] | None = None,
 ) -> tuple[int, list[str]]:
     """Run the worker; its stdout (progress) goes to logging and the terminal through
     live.Relay, its stderr to worker.log.
@@ -107,7 +111,7 @@ def start_worker(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_worker_env(),
+            env=_worker_env(budget_env or {}),
             start_new_session=True,
         )
 
@@ -149,7 +153,12 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
     result_path = run_dir / results.RESULT_FILE
     try:
-        rc, stderr_tail = start_worker(run_dir, spec.time_limit_s, bool(config.get("quiet")))
+        rc, stderr_tail = start_worker(
+            run_dir,
+            spec.time_limit_s,
+            bool(config.get("quiet")),
+            budget_env=pinning.budget_environment(spec),
+        )
     except TimeLimitExceeded as exc:
         record = failed.failed_record(config, str(exc), error_kind="time_limit")
         results.write_atomic(result_path, record)

@@ -13,11 +13,20 @@ from twinbench.machine import cpu
 SPEC_FILE = "spec.json"  # the resolved config the parent writes into the run's directory
 
 
+def budget_environment(spec: RunSpec) -> dict[str, str]:
+    """The variables a run's native libraries read when they load: thread counts, and the
+    backend's own (e.g. TF_ENABLE_ONEDNN_OPTS). The parent also puts them in the worker's
+    environment at spawn, so that even numpy, which the worker loads before it pins anything,
+    sizes its OpenBLAS pool by the budget."""
+    env = cpu.thread_environment(spec.threads, spec.interop_threads)
+    env.update(settings.environment(spec.backend_cfg))
+    env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
+    return env
+
+
 def apply_cpu_budget(spec: RunSpec) -> dict[str, Any]:
     """Affinity and thread variables, before any framework import."""
     affinity = cpu.pin(spec.cores)
-    env = cpu.thread_environment(spec.threads, spec.interop_threads)
-    env.update(settings.environment(spec.backend_cfg))  # e.g. TF_ENABLE_ONEDNN_OPTS
-    env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
+    env = budget_environment(spec)
     os.environ.update(env)
     return {"affinity": affinity, "thread_env": env}
