@@ -80,3 +80,15 @@ def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
         "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
         "mlflow, curves, bench"
     )
+
+
+def test_an_installed_copy_says_the_benchmarks_stay_with_the_checkout(installed, tmp_path):
+    listing = _twinbench(installed, tmp_path, "bench", "--help")
+    assert listing.returncode == 0
+    assert "they ship with the checkout, not the installed package" in listing.stdout
+    proc = _twinbench(installed, tmp_path, "bench", "overhead")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "twinbench: error: unknown benchmark 'overhead'; choose one of: none here (they ship "
+        "with the checkout)"
+    )
