@@ -18,11 +18,13 @@ import logging
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from analysis.errors import AnalysisError
 
 PROG = "python -m analysis"
+Command = Callable[[argparse.Namespace], int]
 LEGACY_OUT = Path("results") / "reports" / "2017-logs"
 
 
@@ -44,16 +46,30 @@ def _status(text: str) -> None:
     progress.emit(text, status_log)
 
 
-def _report_parser() -> argparse.ArgumentParser:
+# What each command does, for its --help and for `twinbench --help`.
+REPORT_DESCRIPTION = (
+    "Compare collected twinbench results (and 2017 logs): report.html, figures, CSV tables and a "
+    "terminal summary."
+)
+COLLECT_DESCRIPTION = (
+    "Collect every result.json (and 2017 log) under the given directories into one table, keyed "
+    "by machine fingerprint; report duplicates and incompatible records."
+)
+MLFLOW_DESCRIPTION = (
+    "Export every run under the given folders to MLflow (one MLflow run per twinbench run; "
+    "already exported runs are skipped). Needs the optional mlflow extra."
+)
+
+
+def _parser(prog: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
+
+
+def add_report_arguments(p: argparse.ArgumentParser) -> None:
+    """`report`'s options, the same under `python -m analysis` and `twinbench report`."""
     from analysis.compute import pricing, summary
     from analysis.load import backends
 
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        description="Compare collected twinbench results (and 2017 logs): report.html, figures, "
-        "CSV tables and a terminal summary.",
-        epilog=f"Also: {PROG} collect <dirs...> --out table   (one Parquet + CSV table)",
-    )
     p.add_argument(
         "paths",
         nargs="+",
@@ -114,15 +130,9 @@ def _report_parser() -> argparse.ArgumentParser:
         default=[],
         help="extra folder of parity certificates (<model>.json)",
     )
-    return p
 
 
-def _collect_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} collect",
-        description="Collect every result.json (and 2017 log) under the given directories into "
-        "one table, keyed by machine fingerprint; report duplicates and incompatible records.",
-    )
+def add_collect_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", type=Path)
     _quiet_option(p)
     p.add_argument(
@@ -130,7 +140,13 @@ def _collect_parser() -> argparse.ArgumentParser:
         type=Path,
         help="table path without suffix: writes .parquet and .csv (default: <first dir>/table)",
     )
-    return p
+
+
+def add_mlflow_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--tracking-uri", default="file:./mlruns", help="default: file:./mlruns")
+    p.add_argument("--experiment", default="twinbench", help="default: twinbench")
+    _quiet_option(p)
 
 
 def _default_out(first: Path) -> Path:
@@ -144,10 +160,9 @@ def _default_out(first: Path) -> Path:
     return first if first.is_dir() else first.parent
 
 
-def collect_main(argv: list[str]) -> int:
+def collect_command(args: argparse.Namespace) -> int:
     from analysis.export import collect
 
-    args = _collect_parser().parse_args(argv)
     _logging(args.quiet)
     out = args.out or _default_out(args.paths[0]) / "table"
     _status(f"collect: reading every result under {', '.join(map(str, args.paths))} ...")
@@ -169,12 +184,11 @@ def _refuse_without_finished_runs(runs, paths: list[Path]) -> None:
     )
 
 
-def report_main(argv: list[str]) -> int:
+def report_command(args: argparse.Namespace) -> int:
     from analysis.compute import pipeline
     from analysis.load.table import runs_table
     from analysis.render import report, terminal
 
-    args = _report_parser().parse_args(argv)
     _logging(args.quiet)
     options = pipeline.Options(
         baseline=args.baseline,
@@ -206,19 +220,9 @@ def report_main(argv: list[str]) -> int:
     return 0
 
 
-def mlflow_main(argv: list[str]) -> int:
+def mlflow_command(args: argparse.Namespace) -> int:
     from analysis.export import mlflow_export
 
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} mlflow",
-        description="Export every run under the given folders to MLflow (one MLflow run per "
-        "twinbench run; already exported runs are skipped). Needs the optional mlflow extra.",
-    )
-    p.add_argument("paths", nargs="+", type=Path)
-    p.add_argument("--tracking-uri", default="file:./mlruns", help="default: file:./mlruns")
-    p.add_argument("--experiment", default="twinbench", help="default: twinbench")
-    _quiet_option(p)
-    args = p.parse_args(argv)
     _logging(args.quiet)
     _status(f"mlflow: exporting the runs under {', '.join(map(str, args.paths))} ...")
     exported, skipped = mlflow_export.export(args.paths, args.tracking_uri, args.experiment)
@@ -232,19 +236,36 @@ def _logging(quiet: bool) -> None:
     progress.cli_logging(quiet, STATUS_LOGGERS)
 
 
-def main(argv: list[str]) -> int:
+# name -> (description, add_arguments, run): what `twinbench` registers as its subcommands too.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Command]] = {
+    "report": (REPORT_DESCRIPTION, add_report_arguments, report_command),
+    "collect": (COLLECT_DESCRIPTION, add_collect_arguments, collect_command),
+    "mlflow": (MLFLOW_DESCRIPTION, add_mlflow_arguments, mlflow_command),
+}
+
+
+def guarded(command: Command, args: argparse.Namespace) -> int:
+    """Run an analysis command: its errors are one line and exit status 2."""
     try:
-        if argv and argv[0] == "collect":
-            return collect_main(argv[1:])
-        if argv and argv[0] == "mlflow":
-            return mlflow_main(argv[1:])
-        return report_main(argv[1:] if argv and argv[0] == "report" else argv)
+        return command(args)
     except AnalysisError as exc:
         print(f"analysis: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def main(argv: list[str]) -> int:
+    """`python -m analysis [report|collect|mlflow] ...` (report when no command is named)."""
+    name = argv[0] if argv and argv[0] in COMMANDS else "report"
+    rest = argv[1:] if argv and argv[0] in COMMANDS else argv
+    description, add_arguments, command = COMMANDS[name]
+    prog = PROG if name == "report" else f"{PROG} {name}"
+    epilog = f"Also: {PROG} collect <dirs...> --out table   (one Parquet + CSV table)"
+    parser = _parser(prog, description, epilog if name == "report" else None)
+    add_arguments(parser)
+    return guarded(command, parser.parse_args(rest))
 
 
 if __name__ == "__main__":

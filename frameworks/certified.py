@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from frameworks import registry
 from models.catalog import model_config
-from twinbench.paths import REPO_ROOT
+from twinbench.paths import CONF_DIR, REPO_ROOT
 
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into each backend's training math (the registry's certified_code) and the optimizer
@@ -32,6 +33,13 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _source(path: str) -> Path:
+    """Where a certified file is: conf/ files in CONF_DIR (inside the package when installed,
+    where there is no conf/ beside it), the code beside the packages."""
+    conf = "conf/"
+    return CONF_DIR / path.removeprefix(conf) if path.startswith(conf) else REPO_ROOT / path
+
+
 def _installed(package: str) -> str | None:
     try:
         return metadata.version(package)
@@ -44,11 +52,8 @@ def fingerprint(model_name: str) -> dict[str, Any]:
     file and config and of the optimizer and layout code, and the installed framework versions."""
     own = [f"models/{model_name}.py", f"conf/model/{model_name}.yaml"]
     files = [*own, *registry.certified_code(), *SHARED_CERTIFIED_CODE]
-    hashes = {
-        path: _sha256((REPO_ROOT / path).read_bytes())
-        for path in files
-        if (REPO_ROOT / path).is_file()
-    }
+    found = {path: _source(path) for path in files}
+    hashes = {path: _sha256(file.read_bytes()) for path, file in found.items() if file.is_file()}
     config = json.dumps(model_config(model_name), sort_keys=True).encode()
     return {
         "files": hashes,

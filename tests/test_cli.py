@@ -62,8 +62,9 @@ def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_wor
 def test_the_parent_process_never_imports_a_framework():
     code = (
         "import sys; sys.argv=['run.py']; import run, twinbench.launch, twinbench.cli.sweep_end, "
-        "analysis.load.table, frameworks, models, benchdata; "
-        "from twinbench import cli; cli.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
+        "twinbench.cli.main, analysis.load.table, frameworks, models, benchdata; "
+        "from twinbench.config import checks; "
+        "checks.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
         "import models.mlp; "
         "bad=[m for m in ('torch','tensorflow','keras') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from twinbench.launch import runner as launch
 from twinbench.launch.interleave import Job, interleave
+from twinbench.launch.repeats import pair_id
 
 from .conftest import run_cli
 
@@ -46,11 +46,11 @@ def test_auto_jobs_run_whole_in_the_first_round_and_short_ones_drop_out():
 
 def test_partners_share_a_pair_id_that_no_other_round_or_sweep_has(compose, tmp_path):
     torch, tf = compose("backend=torch"), compose("backend=tensorflow")
-    assert launch.pair_id(torch, tmp_path, 0) == launch.pair_id(tf, tmp_path, 0)
-    assert launch.pair_id(torch, tmp_path, 0) != launch.pair_id(torch, tmp_path, 1)
-    assert launch.pair_id(torch, tmp_path, 0) != launch.pair_id(torch, tmp_path / "other", 0)
+    assert pair_id(torch, tmp_path, 0) == pair_id(tf, tmp_path, 0)
+    assert pair_id(torch, tmp_path, 0) != pair_id(torch, tmp_path, 1)
+    assert pair_id(torch, tmp_path, 0) != pair_id(torch, tmp_path / "other", 0)
     cnn = compose("backend=tensorflow", "model=cnn")
-    assert launch.pair_id(torch, tmp_path, 0) != launch.pair_id(cnn, tmp_path, 0)
+    assert pair_id(torch, tmp_path, 0) != pair_id(cnn, tmp_path, 0)
 
 
 def test_a_sweep_with_repeats_launches_them_interleaved_and_records_the_pairs(tmp_path):

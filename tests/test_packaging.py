@@ -43,7 +43,7 @@ def _twinbench(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess
 def test_the_installed_command_lists_its_commands(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "--help")
     assert proc.returncode == 0, proc.stderr
-    for command in ("run", "report", "collect", "parity", "mlflow"):
+    for command in ("run", "report", "collect", "parity", "mlflow", "curves", "bench"):
         assert f"\n  {command} " in proc.stdout
 
 
@@ -59,10 +59,11 @@ def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_re
     installed, tmp_path
 ):
     code = (
-        "import twinbench, analysis.compute.pricing as p, analysis.compute.certificates as c;"
-        "from analysis import htmlkit; htmlkit.render('csv.html.j2', href='x');"
+        "import twinbench.paths as tb, analysis.compute.pricing as p;"
+        "import analysis.compute.certificates as c;"
+        "from analysis.render import htmlkit; htmlkit.render('csv.html.j2', href='x');"
         "htmlkit.prose('explain').verdict_heading();"  # the sections' prose ships too
-        "print(twinbench.INSTALLED, p.load(p.DEFAULT_TABLE).currency, c.CERT_DIR)"
+        "print(tb.INSTALLED, p.load(p.DEFAULT_TABLE).currency, c.CERT_DIR)"
     )
     env = {**os.environ, "PYTHONPATH": str(installed)}
     proc = subprocess.run(
@@ -77,5 +78,17 @@ def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
-        "mlflow"
+        "mlflow, curves, bench"
+    )
+
+
+def test_an_installed_copy_says_the_benchmarks_stay_with_the_checkout(installed, tmp_path):
+    listing = _twinbench(installed, tmp_path, "bench", "--help")
+    assert listing.returncode == 0
+    assert "they ship with the checkout, not the installed package" in listing.stdout
+    proc = _twinbench(installed, tmp_path, "bench", "overhead")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "twinbench: error: unknown benchmark 'overhead'; choose one of: none here (they ship "
+        "with the checkout)"
     )

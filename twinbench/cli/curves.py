@@ -2,33 +2,39 @@
 --backends names) and test whether their final loss and accuracy come from the same distribution
 (the reference backend against each other one, analysis/load/backends.py).
 
-    python -m twinbench.cli.curves mlp --seeds 3                 # full epochs, seeds 0..2
-    python -m twinbench.cli.curves mlp --seeds 2 --epochs 2 --max-steps 50 --out /tmp/curves
+    twinbench curves mlp --seeds 3                 # full epochs, seeds 0..2
+    twinbench curves mlp --seeds 2 --epochs 2 --max-steps 50 --out /tmp/curves
 
-Every run goes through the normal path (`python run.py backend=... model=... seed=...`: a fresh
-worker process, the usual result.json), one after the other, into OUT/<model>/<backend>/seed<s>;
-finished runs are reused. The verdict (analysis/compute/seed_curves.py `agreement`: mean final
-values
+(`python -m twinbench.cli.curves ...` is the same command.) Every run goes through the normal path
+(`twinbench run backend=... model=... seed=...`: a fresh worker process, the usual result.json),
+one after the other, into OUT/<model>/<backend>/seed<s>, OUT being results/curves/ of the
+checkout (of the working directory for an installed copy) unless --out says otherwise; finished
+runs are reused. The verdict (analysis/compute/seed_curves.py `agreement`: mean final values
 within BAND_SDS seed standard deviations, Welch's p beside it) is printed and written to
-OUT/<model>/agreement.json; `python -m analysis OUT` draws the seed bands in the report.
+OUT/<model>/agreement.json; `twinbench report OUT` draws the seed bands in the report.
 Exit status 0 when every compared metric agrees, 1 when one does not, 2 for bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from analysis.compute import seed_curves
 from frameworks import registry
+from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
-from twinbench.paths import REPO_ROOT
+from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
 
 BACKENDS = tuple(registry.names())  # every backend, unless --backends names fewer
-DEFAULT_OUT = REPO_ROOT / "results" / "curves"
+# results/ of the checkout, or of the working directory for an installed copy (twinbench.paths)
+DEFAULT_OUT = WORK_ROOT / "results" / "curves"
+PROG = "python -m twinbench.cli.curves"
+SUMMARY = "learning curves over seeds: do the backends' final loss and accuracy agree?"
 
 
 def run_dir(out: Path, model: str, backend: str, seed: int) -> Path:
@@ -40,35 +46,45 @@ def train(out: Path, model: str, backend: str, seed: int, extra: list[str]) -> d
     folder = run_dir(out, model, backend, seed)
     result = folder / results.RESULT_FILE
     if not result.is_file() or results.read(result).get("status") != "ok":
-        cmd = [sys.executable, "run.py", f"backend={backend}", f"model={model}", f"seed={seed}"]
-        cmd += [*extra, f"hydra.run.dir={folder}"]
-        print(f"  {backend} {model} seed {seed}: {' '.join(cmd[2:])}", flush=True)
-        subprocess.run(cmd, cwd=REPO_ROOT, check=False)
+        # The Hydra app run.py starts, as a module: an installed copy has no run.py. Its
+        # packages are where this one's are (REPO_ROOT: the checkout, or site-packages).
+        cmd = [sys.executable, "-m", "twinbench.cli.run", f"backend={backend}", f"model={model}"]
+        cmd += [f"seed={seed}", *extra, f"hydra.run.dir={folder}"]
+        print(f"  {backend} {model} seed {seed}: {' '.join(cmd[3:])}", flush=True)
+        path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+        subprocess.run(cmd, env={**os.environ, "PYTHONPATH": path}, check=False)
     return results.read(result) if result.is_file() else {}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m twinbench.cli.curves", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options, the same under `twinbench curves` and `python -m twinbench.cli.curves`."""
     parser.add_argument("model", choices=group_choices("model"))
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (at least 2)")
     parser.add_argument("--epochs", type=int, help="default: the model's full epochs")
     parser.add_argument("--max-steps", type=int, help="cap steps per epoch (a shortened check)")
     parser.add_argument("--cpus", type=int, help="cores per run (default: all allowed)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default: results/curves/")
     parser.add_argument(
         "--backends",
         default=",".join(BACKENDS),
         help=f"comma-separated backends to train (default: all, {','.join(BACKENDS)})",
     )
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train every seed in every chosen backend, then judge and write the verdict."""
     chosen = [b for b in args.backends.split(",") if b]
     unknown = [b for b in chosen if b not in BACKENDS]
     if unknown or len(chosen) < 2:
-        parser.error(
-            f"--backends needs two or more of {', '.join(BACKENDS)} (got {args.backends!r})"
-        )
+        fail(f"--backends needs two or more of {', '.join(BACKENDS)} (got {args.backends!r})")
     if args.seeds < 2:
-        parser.error("--seeds must be at least 2: agreement is judged against the seed spread")
+        fail("--seeds must be at least 2: agreement is judged against the seed spread")
     extra = ["measure.peak_probe=false"]
     extra += [f"epochs={args.epochs}"] if args.epochs else []
     extra += [f"max_steps={args.max_steps}"] if args.max_steps else []

@@ -18,7 +18,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from twinbench.config import checks as cli
-from twinbench.launch import lifeline, slurm
+from twinbench.launch import lifeline, repeats, slurm
 from twinbench.launch import runner as launch
 from twinbench.paths import CONF_DIR
 from twinbench.ui import progress
@@ -43,7 +43,7 @@ def main(cfg: DictConfig) -> str:
         elif not (single_run and len(records) == 1):  # a lone failure is the error line below
             print(launch.summary(record), file=sys.stderr, flush=True)
     if len(records) > 1:
-        progress.emit(launch.repeats_summary(launch.summarize_repeats(records)), log)
+        progress.emit(launch.repeats_summary(repeats.summarize_repeats(records)), log)
     failed = [r for r in records if r["status"] != "ok"]
     if failed and single_run:
         # A single run fails loudly; in a sweep the job is recorded and the sweep goes on.

@@ -23,7 +23,6 @@ from analysis.errors import AnalysisError
 from analysis.load import records as records_module
 from analysis.load.table import failures, frame, load_results
 from analysis.render import terminal
-from analysis.render.report import after_sweep
 from twinbench import parity
 from twinbench.launch import interleave, planner, slurm
 from twinbench.ui import progress
@@ -116,13 +115,34 @@ class SweepSummary(Callback):
 
         sweep_log = logging.getLogger("twinbench.sweep")
         progress.emit("report: writing report.html and its figures ...", sweep_log)
-        print(after_sweep(sweep_dir), flush=True)
+        written = write_report(sweep_dir)
         failed = failures(records)
         if failed:
             print(f"\n{len(failed)} of {len(records)} runs failed:")
             for path, record in failed:
                 print(f"  {path.parent.name}: {record['error']}")
-        return bool(failed)
+        return bool(failed) or not written
+
+
+def write_report(sweep_dir: Path) -> bool:
+    """The sweep's report.html; prints where it is, or why it is not there (False).
+
+    A report that cannot be written fails the sweep (exit status 1), though every run finished:
+    the sweep's output is incomplete, and a script that reads report.html must not be told
+    otherwise. The rest of the summary is still printed first.
+    """
+    from analysis.load.table import runs_table
+    from analysis.render import report
+
+    try:
+        options = pipeline.Options(inputs=[sweep_dir], strict_baseline=False)
+        path = report.write(pipeline.analyze(runs_table([sweep_dir]), options), sweep_dir)
+    except Exception as exc:  # AnalysisError or a report bug: the summary goes on
+        message = " ".join(f"{type(exc).__name__}: {exc}".splitlines())
+        print(f"report not written: {message.removeprefix('AnalysisError: ')}", flush=True)
+        return False
+    print(f"report: {path}", flush=True)
+    return True
 
 
 def certify_missing(models: list[str]) -> None:

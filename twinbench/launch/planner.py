@@ -25,8 +25,9 @@ from typing import Any
 from twinbench.config.spec import ConfigError, build_spec
 from twinbench.launch import adaptive
 from twinbench.launch import runner as launch
+from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import environment
-from twinbench.paths import REPO_ROOT
+from twinbench.paths import WORK_ROOT
 from twinbench.result import results
 
 # Earlier records are looked for below the sweep folder's parent (results/sweeps/ holds every
@@ -124,7 +125,7 @@ def plan_jobs(jobs: list[tuple[dict[str, Any], Path]]) -> Plan:
             continue
         config, repeats = got
         key = results.run_key(config)
-        for rep_dir in launch.repeat_dirs(job_dir, repeats):
+        for rep_dir in repeat_dirs(job_dir, repeats):
             done = not config.get("force") and (
                 launch._reusable(rep_dir / results.RESULT_FILE, key) is not None
             )
@@ -267,7 +268,7 @@ def announce(config: Any) -> str:
             return "plan: not available for this sweeper (only Hydra's basic sweeper is expanded)"
         plan = plan_jobs(hydra_jobs(config))
         sweep_dir = Path(config.hydra.sweep.dir)
-        roots = [sweep_dir.parent, REPO_ROOT / "results"]
+        roots = [sweep_dir.parent, WORK_ROOT / "results"]
         machine = environment.machine_fingerprint(environment.describe())
         return estimate(plan, history(roots, machine)).describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made

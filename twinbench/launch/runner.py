@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench.config.spec import ConfigError, RunSpec, build_spec
-from twinbench.launch import adaptive, failed, lifeline, slurm
+from twinbench.launch import failed, lifeline, repeats, slurm
 from twinbench.launch.machine_lock import measurement_lock  # re-exported: where callers look
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
@@ -28,7 +28,6 @@ from twinbench.worker import pinning
 
 SPEC_FILE = "spec.json"
 LOG_FILE = "worker.log"
-SUMMARY_FILE = "summary.json"
 STDERR_TAIL_LINES = 40
 SPAWN_NS_ENV = "TWINBENCH_SPAWN_NS"  # parent's perf_counter_ns at spawn: CLOCK_MONOTONIC is
 # system-wide on Linux, so the worker can measure its own start-up against it
@@ -187,34 +186,31 @@ def _reusable(path: Path, key: str) -> dict[str, Any] | None:
     return record if record.get("status") == "ok" and record.get("run_key") == key else None
 
 
-def repeat_dirs(run_dir: Path, repeats: int) -> list[Path]:
-    return [run_dir] if repeats == 1 else [run_dir / f"repeat-{i}" for i in range(repeats)]
-
-
 def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
-    """Validate `config` and measure it `repeats` times, each in a fresh worker.
+    """Validate `config` and measure it as its repeats strategy says (repeats.py: a fixed
+    number, one slot of an interleaved sweep, or until stable), each repeat in a fresh worker.
 
-    Returns the records, one per repeat (also on disk). Finished repeats of the same
-    configuration are kept and skipped unless `force` is set.
+    Returns the records, one per repeat measured here (also on disk). Finished repeats of the
+    same configuration are kept and skipped unless `force` is set.
     """
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         spec = build_spec(config)
-        adaptive_plan = adaptive.plan(spec)
+        # Record the budget actually resolved (cpus=null means "all allowed cores").
+        resolved = {
+            **config,
+            "cpus": spec.cpus,
+            "threads": spec.threads,
+            "interop_threads": spec.interop_threads,
+            "epochs": spec.epochs,
+        }
+        strategy = repeats.choose(spec, resolved)
     except ConfigError as exc:
         _archive_existing(run_dir)
         record = failed.failed_record(config, f"ConfigError: {exc}", error_kind="config")
         results.write_atomic(run_dir / results.RESULT_FILE, record)
         return [record]
-
-    # Record the budget actually resolved (cpus=null means "all allowed cores").
-    config = {
-        **config,
-        "cpus": spec.cpus,
-        "threads": spec.threads,
-        "interop_threads": spec.interop_threads,
-        "epochs": spec.epochs,
-    }
+    config = resolved
     key = results.run_key(config)
     if spec.allow_parallel:
         print(
@@ -224,7 +220,7 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
             flush=True,
         )
 
-    def measure_repeat(i: int, rep_dir: Path, pair: str | None = None) -> dict[str, Any]:
+    def measure_repeat(i: int, rep_dir: Path, pair: str | None) -> dict[str, Any]:
         rep_config = {**config, "repeat": i, "run_key": key, "pair_id": pair}
         # The reuse check belongs under the lock too: an identical sweep running alongside may
         # have measured this run while this one waited for its turn.
@@ -235,88 +231,7 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
                 return done
             return measure_once(spec, rep_config, rep_dir)
 
-    slot = config.get("repeat_slot")
-    if slot is not None:  # an interleaved sweep's job: one repeat of this config (interleave.py)
-        return [_measure_slot(config, spec, run_dir, slot, measure_repeat)]
-    if adaptive_plan is not None:  # repeats=auto: repeat until the interval is narrow
-        records, info = adaptive.measure_until_stable(
-            adaptive_plan, lambda i: measure_repeat(i, run_dir / f"repeat-{i}")
-        )
-        results.write_atomic(
-            run_dir / SUMMARY_FILE, {**summarize_repeats(records), "adaptive": info}
-        )
-        return records
-    records = [measure_repeat(i, d) for i, d in enumerate(repeat_dirs(run_dir, spec.repeats))]
-    if spec.repeats > 1:
-        results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(records))
-    return records
-
-
-def pair_id(config: dict[str, Any], sweep_dir: Path, slot: int) -> str:
-    """The same for the runs of one round of a sweep whose configs differ only in framework:
-    `<series>-r<round>`, the series naming the sweep and what the partners share."""
-    import hashlib
-
-    shared = results.run_key({k: v for k, v in config.items() if k != "backend"})
-    series = hashlib.sha256(f"{Path(sweep_dir).resolve()}|{shared}".encode()).hexdigest()[:12]
-    return f"{series}-r{slot}"
-
-
-def _measure_slot(
-    config: dict[str, Any], spec: RunSpec, run_dir: Path, slot: int, measure_repeat: Any
-) -> dict[str, Any]:
-    """Repeat `slot` of this config; once every repeat has a record, the job's summary.json."""
-    if spec.auto_repeats or slot >= spec.repeats:
-        record = failed.failed_record(
-            config,
-            f"ConfigError: repeat_slot={slot} needs a whole number of repeats above it "
-            f"(repeats={config.get('repeats')}); it is set by the interleaving sweeper",
-            error_kind="config",
-        )
-        results.write_atomic(run_dir / results.RESULT_FILE, record)
-        return record
-    # The job directory is named without the slot, so its repeats gather in one place; the
-    # partner jobs (other frameworks) sit beside it in the sweep directory.
-    dirs = repeat_dirs(run_dir, spec.repeats)
-    record = measure_repeat(slot, dirs[slot], pair_id(config, run_dir.parent, slot))
-    if spec.repeats > 1:
-        done = [_record_of(d / results.RESULT_FILE, record.get("run_key")) for d in dirs]
-        if all(done):
-            results.write_atomic(run_dir / SUMMARY_FILE, summarize_repeats(done))
-    return record
-
-
-def _record_of(path: Path, key: str | None) -> dict[str, Any] | None:
-    """This configuration's record at `path`, finished or failed (None: none yet)."""
-    try:
-        record = results.read(path)
-    except (OSError, ValueError):
-        return None
-    return record if record.get("run_key") == key else None
-
-
-def summarize_repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Across repeats: median, spread and confidence interval of each repeat's steady step."""
-    from twinbench import stats
-
-    ok = [r for r in records if r["status"] == "ok"]
-    summary: dict[str, Any] = {
-        "schema_version": results.SCHEMA_VERSION,
-        "repeats": len(records),
-        "ok": len(ok),
-        "failed": [r.get("error") for r in records if r["status"] != "ok"],
-    }
-    if ok:
-        steady = [r["timing"]["steady_step_s"]["median"] for r in ok]
-        epochs = [r["timing"]["epoch_s"]["median"] for r in ok]
-        summary["run_key"] = ok[0]["run_key"]
-        summary["steady_step_s"] = stats.summarize(steady).as_dict()
-        summary["steady_step_modes"] = stats.modes(steady)  # two modes: the median fits neither
-        summary["epoch_s"] = stats.summarize(epochs).as_dict()
-        summary["steady_samples_per_s"] = stats.summarize(
-            [r["timing"]["steady_samples_per_s"] for r in ok]
-        ).as_dict()
-    return summary
+    return strategy.measure(run_dir, measure_repeat)
 
 
 def summary(record: dict[str, Any], tty: bool | None = None) -> str:

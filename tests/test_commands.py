@@ -1,0 +1,111 @@
+"""One command line: every `twinbench` subcommand has --help, the old spellings are the same
+commands, and docs/reference/commands.md is what the parsers say."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import analysis.__main__ as analysis_cli
+from frameworks.registry import REFERENCE
+from twinbench.cli import commands, reference
+from twinbench.cli.main import main
+from twinbench.paths import REPO_ROOT
+
+PARSED = [name for name, c in commands.COMMANDS.items() if c.add_arguments is not None]
+
+
+def option_strings(parser) -> set[str]:
+    return {s for action in parser._actions for s in action.option_strings} | {
+        action.dest for action in parser._actions if not action.option_strings
+    }
+
+
+def test_every_command_is_listed_with_its_one_line_summary(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name, command in commands.COMMANDS.items():
+        assert f"  {name} " in out and command.summary in out
+        assert "\n" not in command.summary
+
+
+@pytest.mark.parametrize("name", PARSED)
+def test_each_parsed_command_has_a_help_that_names_it(name, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([name, "--help"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: twinbench {name} ")
+
+
+def test_bench_lists_the_benchmarks_with_what_each_measures(capsys):
+    assert main(["bench", "--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    overhead = next(line for line in lines if line.strip().startswith("overhead "))
+    assert overhead.split(None, 1)[1] == (
+        "Does twinbench slow down what it measures? twinbench vs a bare loop, A/B interleaved."
+    )
+    assert not any(line.strip().startswith("pairs ") for line in lines)  # a helper, no command
+
+
+def test_bench_runs_the_module_as_python_m_would_and_returns_its_status(capsys):
+    assert main(["bench", "table", "--help"]) == 0  # the benchmark's own argparse help
+    assert "--outside" in capsys.readouterr().out
+
+
+def test_an_unknown_benchmark_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "nope"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("twinbench: error: unknown benchmark 'nope'; choose one of: ")
+    assert "\n" not in err
+
+
+@pytest.mark.parametrize("name", ["report", "collect", "mlflow"])
+def test_the_analysis_commands_take_the_same_options_under_both_spellings(name):
+    description, add_arguments, _ = analysis_cli.COMMANDS[name]
+    old = analysis_cli._parser(analysis_cli.PROG, description)
+    add_arguments(old)
+    assert option_strings(old) == option_strings(commands.COMMANDS[name].parser("twinbench"))
+
+
+def test_parity_passes_its_options_on_to_the_certificate_command(monkeypatch):
+    import twinbench.parity
+
+    seen = []
+    monkeypatch.setattr(twinbench.parity, "main", lambda argv: seen.append(argv) or 0)
+    assert main(["parity", "mlp", "--backends", "keras_torch", "--quiet"]) == 0
+    assert main(["parity"]) == 0
+    assert seen == [["mlp", "--backends", "keras_torch", "--quiet"], ["--all"]]
+
+
+def test_parity_refuses_to_certify_the_reference_against_itself(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["parity", "mlp", "--backends", f"torch,{REFERENCE}"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith(
+        f"twinbench: error: --backends names the reference backend '{REFERENCE}'"
+    )
+
+
+def test_the_old_analysis_spelling_still_reports_errors_in_one_line(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "analysis", str(tmp_path)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("analysis: error: ") and proc.stderr.count("\n") == 1
+
+
+def test_the_committed_reference_page_is_what_the_parsers_say():
+    committed = (REPO_ROOT / reference.PAGE_PATH).read_text()
+    assert committed == reference.page(), (
+        f"regenerate it: python -m twinbench.cli.reference > {reference.PAGE_PATH}"
+    )
+    for name in commands.COMMANDS:
+        assert f"\n## twinbench {name}\n" in committed

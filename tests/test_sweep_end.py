@@ -1,0 +1,40 @@
+"""The end of a sweep: a sweep whose report cannot be written fails (exit status 1), though every
+run finished; the rest of its summary is still printed."""
+
+from __future__ import annotations
+
+import pytest
+from omegaconf import OmegaConf
+
+from analysis.render import report
+from twinbench.cli.sweep_end import SweepSummary
+
+from . import test_analysis_fakes as fakes
+
+
+def end_of_sweep(sweep_dir) -> None:
+    SweepSummary().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep_dir)}}}))
+
+
+def test_a_sweep_whose_report_cannot_be_written_exits_1_after_its_summary(
+    tmp_path, capsys, monkeypatch
+):
+    fakes.sweep(tmp_path, {("torch", 1): [[1.0]], ("tensorflow", 1): [[2.0]]})
+
+    def disk_full(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(report, "write", disk_full)
+    with pytest.raises(SystemExit) as exit_:
+        end_of_sweep(tmp_path)
+    assert exit_.value.code == 1
+    printed = capsys.readouterr().out
+    assert "torch cpu1" in printed  # the comparison table came first
+    assert "report not written: OSError: No space left on device" in printed
+
+
+def test_a_sweep_whose_report_is_written_ends_normally(tmp_path, capsys):
+    fakes.sweep(tmp_path, {("torch", 1): [[1.0]], ("tensorflow", 1): [[2.0]]})
+    end_of_sweep(tmp_path)  # no SystemExit: every run finished and the report is there
+    assert f"report: {tmp_path / 'report.html'}" in capsys.readouterr().out
+    assert (tmp_path / "report.html").is_file()
