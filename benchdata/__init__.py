@@ -96,14 +96,3 @@ def fill_arch(model_cfg: dict[str, Any], dataset: Dataset) -> dict[str, Any]:
     if unset:
         raise ValueError(f"model {model_cfg.get('name')}: arch {unset} null but not in the data")
     return {**model_cfg, "arch": arch}
-
-
-def classes_of(dataset: str | None) -> int | None:
-    """The number of classes a labelled image set has (its labels are 0..n-1); None for the text
-    sets, whose targets the model's own view defines. Known without loading the data, so a
-    model's class count is checked before a run starts."""
-    from benchdata import synthetic_cifar10, synthetic_mnist
-
-    return {"mnist": synthetic_mnist.CLASSES, "cifar10": synthetic_cifar10.CLASSES}.get(
-        dataset or ""
-    )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.speed_states import fast_level, slow_windows
+from benchmarks.speed_levels import fast_level, slow_windows
 from twinbench import stats
 from twinbench.machine import cpu
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks import machine_probe, speed_states
+from benchmarks import machine_probe, speed_levels, speed_states
 
 
 def epochs_of(*levels: list[float], steps: int = 10) -> list[list[float]]:
@@ -36,7 +36,7 @@ def test_the_first_window_of_the_run_is_left_out_and_small_wobbles_are_not_state
 
 def test_a_fast_level_is_the_lower_quartile_so_a_mostly_slow_run_still_shows_its_states():
     medians = [1.5, 1.0, 1.5, 1.0, 1.5, 1.5, 1.0, 1.5]  # slow five windows in eight
-    assert speed_states.slow_windows(medians) == [m == 1.5 for m in medians]
+    assert speed_levels.slow_windows(medians) == [m == 1.5 for m in medians]
 
 
 def test_steps_reads_twinbench_step_files_and_refuses_folders_without_any(tmp_path, capsys):

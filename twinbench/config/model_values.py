@@ -10,8 +10,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-import benchdata
 import models
+from benchdata.classes import classes_of
 from twinbench.config.choices import ConfigError
 
 # arch keys that hold a dropout rate (dropout, conv_dropout, input_dropout, ...): a fraction of
@@ -26,7 +26,7 @@ def check_model(model: Mapping[str, Any]) -> None:
         if key.endswith(RATE_SUFFIX) and value is not None and not 0 <= value < 1:
             raise ConfigError(f"model.arch.{key} is a dropout rate: 0 <= rate < 1, got {value}")
     dataset = model.get("dataset")
-    classes = benchdata.classes_of(dataset)
+    classes = classes_of(dataset)
     if arch.get("classes") is not None and classes is not None and arch["classes"] != classes:
         raise ConfigError(
             f"model.arch.classes={arch['classes']} but the {dataset} data has {classes} classes "
