@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     if command in ("report", "collect", "mlflow"):
         return analysis_main([command, *rest])
     if command == "parity":
-        from twinbench.parity import main as parity_main  # numpy and the certificate code
+        from twinbench.parity.cli import main as parity_main  # numpy and the certificate code
 
         return parity_main(rest)
     fail(f"unknown command '{command}'; choose one of: {', '.join(COMMANDS)}")

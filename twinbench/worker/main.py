@@ -20,13 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twinbench import parity
 from twinbench.config.spec import RunSpec, spec_from_file
 from twinbench.launch import failed
 from twinbench.machine import environment
 from twinbench.measure import kernels
 from twinbench.measure import peak as peak_module
 from twinbench.measure import speed_of_light as sol_module
+from twinbench.parity import certificates
 from twinbench.result import results
 from twinbench.result.record import ResultRecord
 from twinbench.ui import progress
@@ -290,7 +290,7 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        parity=parity.status(spec.model, backend=spec.backend),
+        parity=certificates.status(spec.model, backend=spec.backend),
         environment=environment.describe(),
         started=started,
         finished=environment.now_iso(),
