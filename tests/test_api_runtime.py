@@ -10,6 +10,7 @@ import pytest
 from analysis.compute import api_runtime, pipeline
 from analysis.load.table import runs_table
 from analysis.render import report
+from analysis.render.page import Page
 
 from . import test_analysis_fakes as fakes
 
@@ -64,7 +65,7 @@ def test_same_runtime_gives_the_api_effect_and_same_api_the_runtime_effect(tmp_p
 
 def test_the_report_shows_the_four_way_table_and_the_split_chart(tmp_path):
     an = _analysis(_records(tmp_path / "runs", list(FOUR)))
-    page = report.Page(tmp_path / "out")
+    page = Page(tmp_path / "out")
     for sub in ("figures", "tables"):
         (page.files / sub).mkdir(parents=True)
     api_runtime.section(page, an)

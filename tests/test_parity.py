@@ -11,53 +11,55 @@ import pytest
 
 from frameworks import certified as certified_code
 from frameworks import registry
-from twinbench import parity
+from models.catalog import model_config
 from twinbench.config.spec import group_choices
+from twinbench.parity import certificates, compare, stages, tolerances
 
 
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory):
     """model -> backend -> its report against the reference: every backend of a model checked
     in one go (the reference's stage once), written under a temporary folder."""
-    reports: dict[str, dict[str, parity.ParityReport]] = {}
+    reports: dict[str, dict[str, compare.ParityReport]] = {}
     folder = tmp_path_factory.mktemp("parity")  # never into the repository's results/
 
-    def check(model: str) -> tuple[dict[str, parity.ParityReport], object]:
+    def check(model: str) -> tuple[dict[str, compare.ParityReport], object]:
         if model not in reports:
-            reports[model] = {r.backend: r for r in parity.check_all(model)}
+            reports[model] = {r.backend: r for r in compare.check_all(model)}
             for report in reports[model].values():
-                parity.write_certificate(report, folder)
+                certificates.write_certificate(report, folder)
         return reports[model], folder
 
     return check
 
 
-@pytest.mark.parametrize("backend", parity.other_backends())
+@pytest.mark.parametrize("backend", stages.other_backends())
 @pytest.mark.parametrize("model", group_choices("model"))
 def test_every_backend_runs_the_same_network_as_the_reference(certified, model, backend):
     reports, folder = certified(model)
     report = reports[backend]
-    assert (report.reference, report.backend) == (parity.REFERENCE, backend)
+    assert (report.reference, report.backend) == (tolerances.REFERENCE, backend)
     assert report.passed, report.failures
     # 1. parameter counts: equal, and equal to the original Keras model where it is fixed
-    assert report.params[backend] == report.params[parity.REFERENCE]
+    assert report.params[backend] == report.params[tolerances.REFERENCE]
     if report.expected_params:
         assert report.params[backend] == report.expected_params
     # 2. forward parity on transferred weights, and a lossless canonical round trip
-    assert report.forward_max_abs_diff <= parity.FORWARD_ATOL * 10
+    assert report.forward_max_abs_diff <= tolerances.FORWARD_ATOL * 10
     assert report.weight_roundtrip_max_abs_diff == 0.0
     # 3. training parity with the configured optimizer, epsilon included, and the same learning
     #    rate at every compared step of a full run
-    training = report.training[parity.BASE]
+    training = report.training[tolerances.BASE]
     assert (
-        training["weights_beyond_bound"] <= parity.OUTLIER_FRACTION * training["weights_compared"]
+        training["weights_beyond_bound"]
+        <= tolerances.OUTLIER_FRACTION * training["weights_compared"]
     )
-    assert training["loss_max_rel_diff"] <= parity.TRAIN_RTOL
-    assert training["lr_max_rel_diff"] <= parity.SCHEDULE_RTOL
-    assert max(training["schedule_steps"]) >= parity.SCHEDULE_STEPS[-1]
+    assert training["loss_max_rel_diff"] <= tolerances.TRAIN_RTOL
+    assert training["lr_max_rel_diff"] <= tolerances.SCHEDULE_RTOL
+    assert max(training["schedule_steps"]) >= tolerances.SCHEDULE_STEPS[-1]
     # the certificate carries what it certifies, so it reads "pass" until any of that changes
-    assert parity.status(model, folder, backend)["status"] == "pass"
-    assert parity.status(model, folder)["status"] == "pass"  # the summary of every pair
+    assert certificates.status(model, folder, backend)["status"] == "pass"
+    assert certificates.status(model, folder)["status"] == "pass"  # the summary of every pair
 
 
 RMSPROP = {"name": "rmsprop", "formula": "2017", "lr": 1e-3, "rho": 0.9, "eps": 1e-8, "decay": 0}
@@ -92,7 +94,7 @@ KERAS_RUNTIME_MUTATIONS = {
 def mutated_mlp() -> dict[str, list[str]]:
     """Every variant trained on mlp, one process per backend."""
     variants = {label: {"tensorflow": k, "torch": t} for label, (k, t) in MUTATIONS.items()}
-    keras = [b for b in parity.other_backends() if registry.spec(b).api == "keras"]
+    keras = [b for b in stages.other_backends() if registry.spec(b).api == "keras"]
     variants.update(
         {
             label: {"tensorflow": s, "torch": s, **dict.fromkeys(keras, s)}
@@ -105,7 +107,7 @@ def mutated_mlp() -> dict[str, list[str]]:
             for label, (backend, k, m) in KERAS_RUNTIME_MUTATIONS.items()
         }
     )
-    return parity.check_variants("mlp", json.loads(json.dumps(variants)))
+    return compare.check_variants("mlp", json.loads(json.dumps(variants)))
 
 
 @pytest.mark.parametrize("label", sorted(UNMUTATED))
@@ -119,77 +121,79 @@ def test_parity_fails_when_one_side_changes_one_hyperparameter(mutated_mlp, labe
 
 
 def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch):
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
-    parity.write_certificate(report, tmp_path)
-    assert parity.status("mlp", tmp_path)["status"] == "pass"
-    real = parity.fingerprint
+    report = compare.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
+    certificates.write_certificate(report, tmp_path)
+    assert certificates.status("mlp", tmp_path)["status"] == "pass"
+    real = certificates.fingerprint
 
     def edited(name):
         printed = real(name)
         printed["files"]["models/mlp.py"] = "0" * 64
         return printed
 
-    monkeypatch.setattr(parity, "fingerprint", edited)
-    stale = parity.status("mlp", tmp_path)
+    monkeypatch.setattr(certificates, "fingerprint", edited)
+    stale = certificates.status("mlp", tmp_path)
     assert stale["status"] == "stale"
     assert stale["changed_since"] == ["models/mlp.py"]
 
 
 def test_other_framework_versions_make_a_failed_certificate_stale_too(tmp_path, monkeypatch):
-    parity.write_certificate(
-        parity.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
+    certificates.write_certificate(
+        compare.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
     )
-    assert parity.status("cnn", tmp_path)["status"] == "fail"
+    assert certificates.status("cnn", tmp_path)["status"] == "fail"
     monkeypatch.setattr(certified_code, "_installed", lambda package: "0.0-other")
-    assert parity.status("cnn", tmp_path)["status"] == "stale"
+    assert certificates.status("cnn", tmp_path)["status"] == "stale"
 
 
 def test_no_certificate_reads_not_checked(tmp_path):
-    assert parity.status("mlp", tmp_path)["status"] == "not checked"
+    assert certificates.status("mlp", tmp_path)["status"] == "not checked"
 
 
 def test_schedule_is_compared_up_to_the_last_step_of_a_full_run():
     cfg = {"batch_size": 32, "epochs": 20}
-    steps = parity.schedule_steps(cfg, 50_000)
-    assert steps[-1] == max(parity.SCHEDULE_STEPS) and 1563 * 20 - 1 in steps
-    cifar10_cnn = parity.model_config("cifar10_cnn")  # full batches only: 1,562 an epoch
-    assert 1562 * 20 - 1 in parity.schedule_steps(cifar10_cnn, 50_000)
+    steps = stages.schedule_steps(cfg, 50_000)
+    assert steps[-1] == max(tolerances.SCHEDULE_STEPS) and 1563 * 20 - 1 in steps
+    cifar10_cnn = model_config("cifar10_cnn")  # full batches only: 1,562 an epoch
+    assert 1562 * 20 - 1 in stages.schedule_steps(cifar10_cnn, 50_000)
 
 
 def test_tight_bound_is_a_small_fraction_of_the_step_an_adaptive_optimizer_can_take():
     rmsprop = {"name": "rmsprop", "rho": 0.9}
     # lr 1e-2 (charlstm): 1e-3 of the 2 * 5 * lr * sqrt(10) two optimizers can drift apart
-    assert parity.tight_bound({**rmsprop, "lr": 1e-2}) == pytest.approx(1e-3 * 0.1 * 10**0.5)
-    assert parity.tight_bound({**rmsprop, "lr": 1e-4}) == parity.TRAIN_ATOL  # the floor
-    assert parity.tight_bound({"name": "adadelta", "lr": 1.0}) == parity.TRAIN_ATOL
-    assert parity.max_step_factor({"name": "adam", "beta_1": 0.9, "beta_2": 0.999}) == (
+    assert tolerances.tight_bound({**rmsprop, "lr": 1e-2}) == pytest.approx(1e-3 * 0.1 * 10**0.5)
+    assert tolerances.tight_bound({**rmsprop, "lr": 1e-4}) == tolerances.TRAIN_ATOL  # the floor
+    assert tolerances.tight_bound({"name": "adadelta", "lr": 1.0}) == tolerances.TRAIN_ATOL
+    assert tolerances.max_step_factor({"name": "adam", "beta_1": 0.9, "beta_2": 0.999}) == (
         pytest.approx(0.1 / 0.001**0.5)
     )
 
 
 def test_moving_variance_may_exceed_keras_only_by_the_unbiased_factor():
     keras_var = np.array([0.5, 1.0, 2.0])
-    unbiased = keras_var * (1 + 0.5 / (parity.BATCH - 1))  # half the largest possible excess
-    assert parity.moving_variance_excess(keras_var, unbiased) == 0.0
-    assert parity.moving_variance_excess(keras_var, keras_var * 1.1) > 0.05  # wrong momentum
-    assert parity.moving_variance_excess(keras_var, keras_var * 0.99) > 0.004  # below Keras'
+    unbiased = keras_var * (1 + 0.5 / (tolerances.BATCH - 1))  # half the largest possible excess
+    assert tolerances.moving_variance_excess(keras_var, unbiased) == 0.0
+    assert tolerances.moving_variance_excess(keras_var, keras_var * 1.1) > 0.05  # wrong momentum
+    assert tolerances.moving_variance_excess(keras_var, keras_var * 0.99) > 0.004  # below Keras'
 
 
 def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(tmp_path):
     import pandas as pd
 
-    from analysis.compute import certificates
+    from analysis.compute import certificates as analysis_certificates
     from analysis.load.records import SOURCE
 
     runs = pd.DataFrame([{"source": SOURCE, "model": "mlp", "parity_status": "pass"}])
-    report = parity.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
-    parity.write_certificate(report, tmp_path)
-    path = parity.certificate_path("mlp", tmp_path)  # the model's summary, which analysis reads
-    assert certificates.parity(runs, [tmp_path]).loc[0, "certificate_status"] == "pass"
+    report = compare.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
+    certificates.write_certificate(report, tmp_path)
+    path = certificates.certificate_path(
+        "mlp", tmp_path
+    )  # the model's summary, which analysis reads
+    assert analysis_certificates.parity(runs, [tmp_path]).loc[0, "certificate_status"] == "pass"
     cert = json.loads(path.read_text())
     cert["fingerprint"]["versions"]["torch"] = "0.2.0"
     path.write_text(json.dumps(cert))
-    row = certificates.parity(runs, [tmp_path]).loc[0]
+    row = analysis_certificates.parity(runs, [tmp_path]).loc[0]
     assert row["certificate_status"] == "stale" and "torch" in row["changed_since"]
 
 
@@ -198,7 +202,7 @@ def test_the_formula_is_2017_by_default_and_an_unknown_one_is_refused_before_a_r
     from twinbench.config.spec import ConfigError, build_spec
 
     for model in group_choices("model"):
-        assert optimizer_formula.formula_of(parity.model_config(model)["optimizer"]) == "2017"
+        assert optimizer_formula.formula_of(model_config(model)["optimizer"]) == "2017"
     assert build_spec(compose("model.optimizer.formula=builtin")).model_cfg["optimizer"]["formula"]
     with pytest.raises(
         ConfigError, match=r"model\.optimizer\.formula must be one of 2017, builtin"

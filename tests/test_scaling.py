@@ -1,5 +1,5 @@
 """The scaling model: Amdahl's law and USL fitted to time against cores, the law chosen by AICc,
-predictions labelled extrapolated past the measured cores, and the 2017 validation the docs show.
+predictions labelled extrapolated past the measured cores, and the 2017 validation in the README.
 
 Synthetic series are generated here from known parameters with multiplicative noise, so the
 fits must recover what went in.
@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.compute import effects, pipeline, pricing, scaling, summary
+from analysis.compute import effects, pipeline, pricing, summary
+from analysis.compute.scaling import laws, observations, predictions, series, validation
 from analysis.load.table import runs_table
 from tests.test_analysis_legacy import REFERENCE, needs_reference
 from twinbench.paths import REPO_ROOT
@@ -37,27 +38,27 @@ def usl(t1: float, sigma: float, kappa: float, n: float) -> float:
     return t1 * (1 + sigma * (n - 1) + kappa * n * (n - 1)) / n
 
 
-def series_model(cores, times, fits=None) -> scaling.SeriesModel:
-    fits = fits or [scaling.fit(law, cores, times) for law in scaling.LAWS]
+def series_model(cores, times, fits=None) -> series.SeriesModel:
+    fits = fits or [laws.fit(law, cores, times) for law in laws.LAWS]
     key = dict(source="s", workload="w", machine="m", backend="torch", settings="{}",
                settings_label="default")  # fmt: skip
-    return scaling.SeriesModel(
+    return series.SeriesModel(
         key=key,
         measured_cores=sorted({float(c) for c in cores}),
         reference_cpus=float(min(cores)),
         fits=fits,
-        chosen=scaling.choose(fits),
+        chosen=laws.choose(fits),
     )
 
 
 def test_amdahl_data_recovers_its_parallel_fraction_and_keeps_the_simpler_law():
     cores, times = noisy({n: amdahl(100.0, 0.9, n) for n in (1, 2, 4, 8)})
-    fits = {f.law.name: f for f in (scaling.fit(law, cores, times) for law in scaling.LAWS)}
+    fits = {f.law.name: f for f in (laws.fit(law, cores, times) for law in laws.LAWS)}
     params = fits["Amdahl"].parameters(0.95)
     assert params["parallel_fraction_low"] <= 0.9 <= params["parallel_fraction_high"]
     assert params["t1_s_low"] <= 100.0 <= params["t1_s_high"]
     assert abs(params["parallel_fraction"] - 0.9) < 0.02
-    assert scaling.choose(list(fits.values())).law is scaling.AMDAHL
+    assert laws.choose(list(fits.values())).law is laws.AMDAHL
 
 
 def test_retrograde_data_chooses_usl_which_alone_predicts_the_slowdown():
@@ -65,10 +66,10 @@ def test_retrograde_data_chooses_usl_which_alone_predicts_the_slowdown():
     assert truth[32] > truth[16]  # more cores, slower: only USL can say so
     cores, times = noisy(truth)
     model = series_model(cores, times)
-    assert model.chosen is not None and model.chosen.law is scaling.USL
+    assert model.chosen is not None and model.chosen.law is laws.USL
     params = model.chosen.parameters(0.95)
     assert params["kappa_low"] <= 0.004 <= params["kappa_high"]
-    amdahl_fit = next(f for f in model.fits if f.law is scaling.AMDAHL)
+    amdahl_fit = next(f for f in model.fits if f.law is laws.AMDAHL)
     assert float(np.exp(amdahl_fit.log_time(64))) < truth[32]  # Amdahl only ever speeds up
 
 
@@ -76,10 +77,10 @@ def test_predictions_label_extrapolation_and_cover_the_truth_inside_the_range():
     cores, times = noisy({n: amdahl(200.0, 0.95, n) for n in (2, 4, 16)})
     model = series_model(cores, times)
     table = pricing.load(pricing.LEGACY_TABLE)
-    p = scaling.predict(model, [1, 2, 8, 16, 64], 0.95, table).set_index("cpus")
-    assert list(p["range"]) == [scaling.EXTRAPOLATED, scaling.MEASURED_RANGE,
-                                scaling.MEASURED_RANGE, scaling.MEASURED_RANGE,
-                                scaling.EXTRAPOLATED]  # fmt: skip
+    p = predictions.predict(model, [1, 2, 8, 16, 64], 0.95, table).set_index("cpus")
+    assert list(p["range"]) == [series.EXTRAPOLATED, series.MEASURED_RANGE,
+                                series.MEASURED_RANGE, series.MEASURED_RANGE,
+                                series.EXTRAPOLATED]  # fmt: skip
     assert (
         p.loc[8, "predicted_time_low"] <= amdahl(200.0, 0.95, 8) <= p.loc[8, "predicted_time_high"]
     )
@@ -94,20 +95,20 @@ def test_linear_prices_make_the_fewest_cores_cheapest_and_the_usl_peak_fastest()
     truth = {n: usl(100.0, 0.02, 0.004, n) for n in (1, 2, 4, 8, 16, 32)}
     model = series_model(*noisy(truth))
     cores = [1, 2, 4, 8, 16, 32, 64]
-    p = scaling.predict(model, cores, 0.95, pricing.load(pricing.LEGACY_TABLE))
-    best = scaling.optimal_table(p).iloc[0]
+    p = predictions.predict(model, cores, 0.95, pricing.load(pricing.LEGACY_TABLE))
+    best = predictions.optimal_table(p).iloc[0]
     assert best["cheapest_cpus"] == 1
     # USL's fastest point is near sqrt((1 - sigma) / kappa) = 15.7 cores.
     assert best["fastest_cpus"] == 16
-    assert best["fastest_range"] == scaling.MEASURED_RANGE
+    assert best["fastest_range"] == series.MEASURED_RANGE
 
 
 def test_a_law_with_more_parameters_than_core_counts_is_not_fitted():
     cores, times = noisy({n: amdahl(50.0, 0.8, n) for n in (1, 4)})
-    fits = {f.law.name: f for f in (scaling.fit(law, cores, times) for law in scaling.LAWS)}
+    fits = {f.law.name: f for f in (laws.fit(law, cores, times) for law in laws.LAWS)}
     assert not fits["USL"].ok and "needs 3 core counts, has 2" in fits["USL"].note
     assert fits["Amdahl"].ok
-    assert scaling.choose(list(fits.values())).law is scaling.AMDAHL
+    assert laws.choose(list(fits.values())).law is laws.AMDAHL
 
 
 def test_epochs_are_observations_of_the_whole_run():
@@ -117,20 +118,20 @@ def test_epochs_are_observations_of_the_whole_run():
             {"cpus": 4, "epoch_times_s": "[]", "train_time_s": 2.5},
         ]
     )
-    assert scaling.observations(runs) == ([2.0, 2.0, 4.0], [2.0, 6.0, 2.5])
+    assert observations.observations(runs) == ([2.0, 2.0, 4.0], [2.0, 6.0, 2.5])
 
 
 @needs_reference
 def test_2017_validation_matches_the_readme():
     runs = runs_table([REFERENCE])
     hardware = effects.hardware(summary.configs(runs, "train_time", 0.1))
-    table = scaling.validate(hardware, runs)
+    table = validation.validate(hardware, runs)
     # cifar10_cnn, cnn, mlp x pip, compiled; both laws each.
     assert len(table) == 12 and table["chosen"].sum() == 6
     measured = table["measured_time"]
     assert (table["error"] == (table["predicted_time"] - measured) / measured).all()
     readme = (REPO_ROOT / "docs" / "usage" / "report.md").read_text()
-    assert scaling.validation_markdown(table) in readme
+    assert validation.validation_markdown(table) in readme
 
 
 @needs_reference
@@ -139,8 +140,8 @@ def test_the_report_draws_fits_with_an_extrapolated_band(tmp_path):
     an = pipeline.analyze(runs, pipeline.Options(inputs=[REFERENCE]))
     assert an.scaling is not None and len(an.scaling.series) == 6
     preds = an.scaling.predictions
-    assert set(preds.loc[preds["cpus"] > 64, "range"]) == {scaling.EXTRAPOLATED}
-    assert set(preds.loc[preds["cpus"].isin([8, 16, 32, 64]), "range"]) == {scaling.MEASURED_RANGE}
+    assert set(preds.loc[preds["cpus"] > 64, "range"]) == {series.EXTRAPOLATED}
+    assert set(preds.loc[preds["cpus"].isin([8, 16, 32, 64]), "range"]) == {series.MEASURED_RANGE}
     assert not math.isnan(preds["predicted_cost"].iloc[0])
 
     from analysis.render import report, scaling_report
@@ -153,7 +154,7 @@ def test_the_report_draws_fits_with_an_extrapolated_band(tmp_path):
         "USL fit: tensorflow [build=pip]",
     ]
     assert max(speedup_axis.get_lines()[-1].get_xdata()) == 64 * 4  # drawn past the measurements
-    assert scaling.EXTRAPOLATED in [t.get_text() for t in speedup_axis.texts]
+    assert series.EXTRAPOLATED in [t.get_text() for t in speedup_axis.texts]
 
     html = report.write(an, tmp_path).read_text()
     assert "Scaling model" in html and "extrapolated" in html

@@ -9,7 +9,9 @@ import subprocess
 import pytest
 
 from analysis.__main__ import main as analysis_main
-from twinbench import parity
+from twinbench.parity import cli as parity_cli
+from twinbench.parity import stages
+from twinbench.ui import progress
 
 from .test_analysis_fakes import sweep
 
@@ -30,19 +32,18 @@ def test_parity_says_which_half_it_is_running_and_is_silent_when_quiet(caplog, m
     def failing_stage(cmd, **kwargs):
         return subprocess.CompletedProcess(cmd, 1, "", "boom")
 
-    monkeypatch.setattr(parity.subprocess, "run", failing_stage)
+    monkeypatch.setattr(stages.subprocess, "run", failing_stage)
     with pytest.raises(RuntimeError, match="tensorflow parity stage for mlp failed"):
-        parity._run_stages("mlp", {})
+        stages.run_stages("mlp", {})
     assert status_lines(caplog, "parity:") == [
         "parity: mlp: tensorflow stage (its own process: import, build, train a few steps)..."
     ]
     caplog.clear()
-    monkeypatch.setattr(parity, "check", lambda name: parity._run_stages(name, {}))
     try:
         with pytest.raises(RuntimeError):
-            parity.main(["mlp", "--quiet"])
+            parity_cli.main(["mlp", "--quiet"])
     finally:
-        parity.progress.cli_logging(False, ("twinbench.parity",))
+        progress.cli_logging(False, ("twinbench.parity",))
     assert status_lines(caplog, "parity:") == []
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.compute import certificates, effects, environment, pricing, relative, scaling, summary
+from analysis.compute import certificates, effects, environment, pricing, relative, summary
+from analysis.compute.scaling import model as scaling_model
 from analysis.errors import AnalysisError
 from analysis.load import backends
 from analysis.load.dedupe import Issues, dedupe
@@ -52,7 +53,7 @@ class Analysis:
     machines: pd.DataFrame
     threads: pd.DataFrame
     baseline_error: str | None = None
-    scaling: scaling.ScalingModel | None = None
+    scaling: scaling_model.ScalingModel | None = None
     reference: str | None = None  # the backend the framework tables divide by
 
     @property
@@ -129,6 +130,6 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         machines=environment.machines(runs),
         threads=environment.threads(runs),
         baseline_error=error,
-        scaling=scaling.build(hardware, runs, prices),
+        scaling=scaling_model.build(hardware, runs, prices),
         reference=reference,
     )

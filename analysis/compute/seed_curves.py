@@ -145,7 +145,7 @@ def figure(model: str, per_backend: dict[str, dict[int, dict[str, list[float]]]]
 
 
 def section(page, runs: pd.DataFrame) -> None:
-    """The report's seed-band figures and agreement table (analysis/render/report.py,
+    """The report's seed-band figures and agreement table (analysis/render/sections/parity.py,
     equivalence)."""
 
     histories = seed_histories(runs)

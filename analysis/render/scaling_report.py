@@ -14,7 +14,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.compute import scaling
+from analysis.compute.scaling.laws import AICC_MARGIN
+from analysis.compute.scaling.model import ScalingModel
+from analysis.compute.scaling.series import EXTRAPOLATED, SeriesModel
+from analysis.compute.scaling.settings import Settings
 from analysis.render import charts
 from analysis.render.htmlkit import Col, prose, table_html
 
@@ -76,9 +79,7 @@ OPTIMAL_COLS = [
 
 
 def _row_class(row: pd.Series) -> str:
-    return (
-        "unstable" if scaling.EXTRAPOLATED in (row.get("range"), row.get("cheapest_range")) else ""
-    )
+    return "unstable" if EXTRAPOLATED in (row.get("range"), row.get("cheapest_range")) else ""
 
 
 def chart(hw: pd.DataFrame, workload: str, an: Any) -> Figure:
@@ -93,7 +94,7 @@ def chart(hw: pd.DataFrame, workload: str, an: Any) -> Figure:
     return fig
 
 
-def overlay(fig: Figure, fitted: list[scaling.SeriesModel], settings: scaling.Settings) -> None:
+def overlay(fig: Figure, fitted: list[SeriesModel], settings: Settings) -> None:
     ax_s, ax_e = fig.axes[0], fig.axes[1]
     low = min(min(s.measured_cores) for s in fitted)
     high = max(max(s.measured_cores) for s in fitted)
@@ -103,7 +104,7 @@ def overlay(fig: Figure, fitted: list[scaling.SeriesModel], settings: scaling.Se
         for ax in (ax_s, ax_e):
             ax.axvspan(high, top, color="#f0f0f0", zorder=0)
         ax_s.text(
-            high * 1.05, 0.97, scaling.EXTRAPOLATED, transform=ax_s.get_xaxis_transform(),
+            high * 1.05, 0.97, EXTRAPOLATED, transform=ax_s.get_xaxis_transform(),
             va="top", fontsize=8, color="#555555",
         )  # fmt: skip
         for s in fitted:
@@ -144,13 +145,13 @@ def _measured_colour(ax: Any, label: str) -> str:
 
 
 def section(page: Any, an: Any) -> None:
-    model: scaling.ScalingModel | None = getattr(an, "scaling", None)
+    model: ScalingModel | None = getattr(an, "scaling", None)
     html = prose("scaling_report")
     page.add(html.heading())
     if model is None or model.fits.empty:
         page.add(html.not_fitted())
         return
-    page.add(html.intro(scaling.AICC_MARGIN, model.settings.confidence))
+    page.add(html.intro(AICC_MARGIN, model.settings.confidence))
     page.add(table_html(model.fits, FIT_COLS))
     page.csv(model.fits, "scaling_fits")
     page.add(html.extrapolated())

@@ -98,7 +98,7 @@ def _add_parity_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _parity(args: argparse.Namespace) -> int:
-    from twinbench.parity import main as parity_main  # numpy and the certificate code
+    from twinbench.parity.cli import main as parity_main  # numpy and the certificate code
 
     reference = args.reference or REFERENCE
     if reference in (args.backends or "").split(","):  # would compare it with itself

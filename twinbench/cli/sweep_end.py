@@ -23,8 +23,8 @@ from analysis.errors import AnalysisError
 from analysis.load import records as records_module
 from analysis.load.table import failures, frame, load_results
 from analysis.render import terminal
-from twinbench import parity
 from twinbench.launch import interleave, planner, slurm
+from twinbench.parity import certificates, compare
 from twinbench.ui import progress
 
 
@@ -152,14 +152,14 @@ def certify_missing(models: list[str]) -> None:
     never competes with a timing; a current certificate, pass or fail, is kept as it is.
     """
     for model in models:
-        if parity.status(model)["status"] in ("pass", "fail"):
+        if certificates.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
         progress.emit(
             f"parity: certifying {model} on every backend (a minute or more)...",
             logging.getLogger("twinbench.sweep"),
         )
-        for report in parity.check_all(model):
-            path = parity.write_certificate(report)
+        for report in compare.check_all(model):
+            path = certificates.write_certificate(report)
             verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
             print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
 

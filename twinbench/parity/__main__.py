@@ -2,7 +2,7 @@
 
 import sys
 
-from twinbench.parity import main
+from twinbench.parity.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

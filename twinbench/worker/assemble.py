@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from twinbench import parity, stats
+from twinbench import stats
 from twinbench.config.spec import RunSpec
 from twinbench.launch import failed
 from twinbench.machine import environment
 from twinbench.measure import peak as peak_module
 from twinbench.measure import speed_of_light as sol_module
+from twinbench.parity import certificates
 from twinbench.result import budget
 from twinbench.result.blocks import Budget, Drift, Flops, Startup, Summary, Threads, Timing
 from twinbench.result.record import ResultRecord
@@ -210,7 +211,7 @@ def assemble(
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        parity=parity.status(spec.model, backend=spec.backend),
+        parity=certificates.status(spec.model, backend=spec.backend),
         environment=environment.describe(),
         started=started,
         finished=environment.now_iso(),

@@ -1,0 +1,73 @@
+"""One series of runs (a workload, machine, backend and settings at several core counts) with
+both laws fitted to it and the one chosen."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from analysis.compute.scaling.laws import LAWS, Fit, choose, fit
+from analysis.compute.scaling.observations import observations
+from analysis.compute.scaling.settings import Settings
+
+SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
+EXTRAPOLATED = "extrapolated"
+MEASURED_RANGE = "within measured range"
+
+
+@dataclass
+class SeriesModel:
+    key: dict[str, Any]
+    measured_cores: list[float]
+    reference_cpus: float
+    fits: list[Fit]
+    chosen: Fit | None
+
+    @property
+    def reference_time(self) -> float:
+        """The chosen law's time on the fewest cores measured: speed-ups are relative to it
+        (in the law's own terms, whatever metric the report's measured speed-ups use)."""
+        assert self.chosen is not None
+        return math.exp(float(self.chosen.log_time(self.reference_cpus)))
+
+    @property
+    def label(self) -> str:
+        settings = self.key["settings_label"]
+        return self.key["backend"] + ("" if settings == "default" else f" [{settings}]")
+
+    def is_extrapolated(self, cores: float) -> bool:
+        return not min(self.measured_cores) <= cores <= max(self.measured_cores)
+
+
+def model_series(
+    hardware: pd.DataFrame, runs: pd.DataFrame, settings: Settings | None = None
+) -> list[SeriesModel]:
+    """One SeriesModel per hardware-effect series, fitted on that series' successful runs."""
+    if hardware.empty:
+        return []
+    ok = runs[(runs["status"] == "ok") & (runs["device"] == "cpu")]
+    out = []
+    for key, series in hardware.groupby(SERIES, dropna=False, sort=False):
+        key = dict(zip(SERIES, key, strict=True))
+        chosen_runs = ok[
+            (ok["source"] == key["source"])
+            & (ok["machine"] == key["machine"])
+            & (ok["workload"] == key["workload"])
+            & ok["config_label"].isin(series["config_label"])
+        ]
+        cores, times = observations(chosen_runs)
+        fits = [fit(law, cores, times) for law in LAWS]
+        ref = series.sort_values("cpus").iloc[0]
+        out.append(
+            SeriesModel(
+                key=key,
+                measured_cores=sorted(float(c) for c in series["cpus"].unique()),
+                reference_cpus=float(ref["cpus"]),
+                fits=fits,
+                chosen=choose(fits),
+            )
+        )
+    return out

@@ -1,0 +1,64 @@
+"""The section on the framework effect: the reference backend's time / each other backend's."""
+
+from __future__ import annotations
+
+from analysis.compute.pipeline import Analysis
+from analysis.render import charts
+from analysis.render.htmlkit import Col, esc, table_html
+from analysis.render.page import Page, Section
+from analysis.render.sections.common import unit, verdict_class
+
+ID = "framework"
+
+
+FW_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("device", "device"),
+    Col("cpus", "cores", "g"),
+    Col("reference", "reference"),
+    Col("other", "other"),
+    Col("reference_settings", "reference settings"),
+    Col("other_settings", "other settings"),
+    Col("n_reference", "reference runs", "g"),
+    Col("n_other", "other runs", "g"),
+    Col("reference_time", "reference time (s)", "s"),
+    Col("other_time", "other time (s)", "s"),
+    Col("ratio", "reference / other", "x"),
+    Col("ratio_ci_low", "95% CI low", "x"),
+    Col("ratio_ci_high", "95% CI high", "x"),
+    Col("ratio_pairs", "interleaved pairs (0: ratio of medians)", "g"),
+    Col("steady_step_ratio", "steady step reference / other", "x"),
+    Col("verdict", "verdict"),
+]
+
+
+def write(page: Page, an: Analysis) -> None:
+    fe = an.framework
+    if fe.empty:
+        page.not_measured.append(
+            ("framework effect", "no workload has the reference backend and another one on "
+             "the same machine, device and core count")
+        )  # fmt: skip
+        return
+    ref = esc(fe["reference_label"].iloc[0])
+    others = esc(", ".join(dict.fromkeys(fe["other_label"])))
+    page.add(f'<h2 id="{ID}">Framework effect: {ref} vs {others}</h2>')
+    page.add(
+        f"<p>The reference backend's ({ref}) {esc(an.metric_name)} / each other backend's, on "
+        "the same machine, workload, device, cores and threads (below 1: the reference is "
+        "faster; <code>--reference</code> chooses another). Intervals: percentile "
+        "bootstrap of the ratio of medians over the repeats (twinbench.stats.ratio_ci); none "
+        "with a single run per side. The chart shows each backend's default settings; the "
+        "table lists every pair of settings variants.</p>"
+    )
+    page.figure(
+        charts.framework_ratios(fe[fe["headline"]]),
+        "framework_effect",
+        f"{ref} time / each other backend's time per workload and core count",
+    )
+    page.add(table_html(fe, unit(FW_COLS, an), verdict_class))
+    page.csv(fe, "framework_effect")
+
+
+SECTION = Section(ID, "framework", write)

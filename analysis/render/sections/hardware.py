@@ -1,0 +1,84 @@
+"""The section on the hardware effect: speed-up and efficiency with cores, and where the
+backends scale differently."""
+
+from __future__ import annotations
+
+from analysis.compute import effects
+from analysis.compute.pipeline import Analysis
+from analysis.render import scaling_report
+from analysis.render.htmlkit import Col, esc, table_html
+from analysis.render.page import Page, Section
+from analysis.render.sections.common import unit, verdict_class
+
+ID = "hardware"
+
+
+HW_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("backend", "framework"),
+    Col("settings_label", "settings"),
+    Col("cpus", "cores", "g"),
+    Col("time", "time (s)", "s"),
+    Col("speedup", "speed-up", "x"),
+    Col("speedup_ci_low", "CI low", "x"),
+    Col("speedup_ci_high", "CI high", "x"),
+    Col("efficiency", "efficiency", "pct"),
+]
+GAP_COLS = [
+    Col("workload", "workload"),
+    Col("machine", "machine"),
+    Col("reference_cpus", "from cores", "g"),
+    Col("cpus", "to cores", "g"),
+    Col("reference", "reference"),
+    Col("other", "other"),
+    Col("reference_speedup", "reference speed-up", "x"),
+    Col("other_speedup", "other speed-up", "x"),
+    Col("reference_efficiency", "reference efficiency", "pct"),
+    Col("other_efficiency", "other efficiency", "pct"),
+    Col("speedup_ratio", "reference / other speed-up", "x"),
+    Col("verdict", "verdict"),
+]
+
+
+def write(page: Page, an: Analysis) -> None:
+    hw = an.hardware
+    if hw.empty:
+        page.not_measured.append(
+            ("hardware effect", "no framework ran one workload at two or more core counts, "
+             "threads = cores, on one machine")
+        )  # fmt: skip
+        return
+    page.add(f'<h2 id="{ID}">Hardware effect: scaling with cores</h2>')
+    page.add(
+        "<p>Speed-up = time on the fewest cores measured / time on <i>n</i> cores; parallel "
+        "efficiency = speed-up / (<i>n</i> / fewest cores): 100% is perfect scaling. Runs "
+        "whose thread counts differ from their cores are left out (they measure threads).</p>"
+    )
+    for (source, workload), _ in hw.groupby(["source", "workload"], sort=False):
+        page.add(f"<h3>{esc(workload)} ({esc(source)})</h3>")
+        page.figure(
+            scaling_report.chart(hw[hw["source"] == source], str(workload), an),
+            f"scaling_{source}_{workload}",
+            f"{workload}: speed-up and efficiency",
+        )
+    page.add(table_html(hw, unit(HW_COLS, an)))
+    page.csv(hw, "hardware_effect")
+    page.add("<h3>Where the backends scale differently</h3>")
+    if an.scaling_gap.empty:
+        page.add(
+            "<p>Not measured: needs the reference backend and another at two or more core "
+            "counts.</p>"
+        )
+    else:
+        page.add(
+            "<p>The reference backend's speed-up / each other backend's over the same core "
+            "range; above 1 the reference gains more from the added cores. Called different "
+            "when the speed-ups "
+            f"differ by more than {effects.SCALING_GAP:.0%} or their intervals separate.</p>"
+        )
+        page.add(table_html(an.scaling_gap, GAP_COLS, verdict_class))
+        page.csv(an.scaling_gap, "scaling_gap")
+
+
+SECTION = Section(ID, "hardware", write)

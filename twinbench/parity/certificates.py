@@ -1,0 +1,127 @@
+"""Certificates: writing a pair's (and the model's summary of every pair), and the status a run
+records from them ("pass", "fail", "not checked", or "stale" where what was certified changed)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from frameworks.certified import differences, fingerprint
+from twinbench.machine import environment
+from twinbench.parity.tolerances import BASE, REFERENCE
+from twinbench.paths import WORK_ROOT
+from twinbench.result import results
+
+if TYPE_CHECKING:  # the report's type alone: status() needs no comparison code
+    from twinbench.parity.compare import ParityReport
+
+CERT_DIR = WORK_ROOT / "results" / "parity"
+
+
+def certificate_path(
+    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+) -> Path:
+    """A pair's certificate, <model>.<backend>.json; without a backend, the model's summary of
+    every pair, <model>.json."""
+    return directory / (f"{model_name}.{backend}.json" if backend else f"{model_name}.json")
+
+
+def _command(model_name: str, backend: str | None = None) -> str:
+    return f"python -m twinbench.parity {model_name}" + (
+        f" --backends {backend}" if backend else ""
+    )
+
+
+def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
+    """The pair's certificate, then the model's summary rewritten from every pair certified."""
+    path = certificate_path(report.model, directory, report.backend)
+    printed = fingerprint(report.model)
+    results.write_atomic(
+        path,
+        {
+            **asdict(report),
+            "fingerprint": printed,
+            "checked": environment.now_iso(),
+            "command": _command(report.model, report.backend),
+        },
+    )
+    _write_summary(report.model, directory, printed)
+    return path
+
+
+def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) -> None:
+    """<model>.json: every pair certificate in `directory` taken together (the worst figures,
+    all failures, pass only where every certified pair passes)."""
+    pairs = {
+        cert["backend"]: cert
+        for p in sorted(directory.glob(f"{model_name}.*.json"))
+        if isinstance(cert := results.read(p), dict) and cert.get("model") == model_name
+    }
+    if not pairs:
+        return
+    worst = max(pairs.values(), key=lambda c: c["forward_max_abs_diff"])
+    params: dict[str, int] = {}
+    for cert in pairs.values():
+        params.update(cert.get("params") or {})
+    results.write_atomic(
+        certificate_path(model_name, directory),
+        {
+            "model": model_name,
+            "reference": worst.get("reference"),
+            "backends": sorted(pairs),
+            "params": params,
+            "expected_params": worst.get("expected_params"),
+            "forward_max_abs_diff": worst["forward_max_abs_diff"],
+            "weight_roundtrip_max_abs_diff": max(
+                c["weight_roundtrip_max_abs_diff"] for c in pairs.values()
+            ),
+            "optimizer": worst.get("optimizer"),
+            "training": {
+                BASE: max(
+                    (c.get("training", {}).get(BASE) or {} for c in pairs.values()),
+                    key=lambda t: t.get("weight_max_abs_diff", 0.0),
+                )
+            },
+            "passed": all(c["passed"] for c in pairs.values()),
+            "failures": [f"{b}: {f}" for b, c in pairs.items() for f in c.get("failures") or []],
+            "fingerprint": printed,
+            "checked": max(c["checked"] for c in pairs.values()),
+            "command": _command(model_name),
+        },
+    )
+
+
+def status(
+    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+) -> dict[str, Any]:
+    """What result.json records about the model's equivalence on `backend` (against the
+    reference; for the reference itself or no backend, the summary of every pair): the
+    certificate's verdict, or "stale" where the code, config or framework versions it certified
+    have changed since."""
+    if backend is not None and backend == _reference_of(model_name, directory):
+        backend = None
+    path = certificate_path(model_name, directory, backend)
+    command = _command(model_name, backend)
+    current = fingerprint(model_name)
+    if not path.exists():
+        return {"status": "not checked", "command": command, "fingerprint": current}
+    cert = results.read(path)
+    changed = differences(cert.get("fingerprint") or {}, current)
+    verdict = "stale" if changed else ("pass" if cert["passed"] else "fail")
+    return {
+        "status": verdict,
+        **({"changed_since": changed} if changed else {}),
+        "certificate": str(path),
+        "checked": cert["checked"],
+        "forward_max_abs_diff": cert["forward_max_abs_diff"],
+        "fingerprint": current,
+        "command": command,
+    }
+
+
+def _reference_of(model_name: str, directory: Path) -> str:
+    """The reference the model's summary certificate names (REFERENCE where there is none)."""
+    path = certificate_path(model_name, directory)
+    cert = results.read(path) if path.exists() else None
+    return (cert or {}).get("reference") or REFERENCE

@@ -1,0 +1,59 @@
+"""`python -m twinbench.parity`: certify models (writing their certificates), or, with
+`--stage`, run one backend's stage in this process (stages.run_stages starts them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from frameworks import registry
+from twinbench.config.spec import group_choices
+from twinbench.parity.certificates import write_certificate
+from twinbench.parity.compare import check_all
+from twinbench.parity.stages import stage
+from twinbench.parity.tolerances import REFERENCE
+from twinbench.ui import progress
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--stage":
+        framework, model_name, workdir = argv[1:4]
+        reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
+        stage(framework, model_name, Path(workdir), reference)
+        return 0
+    progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
+    argv = [arg for arg in argv if arg != "--quiet"]
+    from twinbench.config import checks as cli
+
+    options = {}
+    for flag in ("--reference", "--backends"):
+        if flag in argv:
+            at = argv.index(flag)
+            if at + 1 >= len(argv):
+                cli.fail(f"{flag} needs a value")
+            options[flag] = argv[at + 1]
+            del argv[at : at + 2]
+    reference = options.get("--reference", REFERENCE)
+    chosen = options["--backends"].split(",") if "--backends" in options else None
+    for name in [reference, *(chosen or [])]:
+        if name not in registry.names():
+            cli.fail(f"unknown backend '{name}'; choose one of: {', '.join(registry.names())}")
+    names = group_choices("model") if argv == ["--all"] or not argv else argv
+    unknown = [name for name in names if name not in group_choices("model")]
+    if unknown:
+        cli.fail(
+            f"unknown model '{unknown[0]}'; choose one of: {', '.join(group_choices('model'))} "
+            "(or --all)"
+        )
+    failed = 0
+    for name in names:
+        for report in check_all(name, chosen, reference):
+            path = write_certificate(report)
+            print(
+                f"{name:<12} {report.backend:<12} {'PASS' if report.passed else 'FAIL'}  "
+                f"forward diff {report.forward_max_abs_diff:.2g}  "
+                f"params {report.params[report.backend]:,}  -> {path}"
+            )
+            for failure in report.failures:
+                print(f"    {failure}")
+            failed += not report.passed
+    return 1 if failed else 0

@@ -1,0 +1,196 @@
+"""Comparing a backend's stage against the reference's: a ParityReport per (model, backend)
+pair, and training parity of optimizer variants (what tests/test_parity.py mutates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from frameworks import registry
+from models.catalog import model_config
+from twinbench.parity.stages import Variants, other_backends, run_stages
+from twinbench.parity.tolerances import (
+    BASE,
+    FORWARD_ATOL,
+    FORWARD_RTOL,
+    MOVING_VARIANCE,
+    OUTLIER_FRACTION,
+    REFERENCE,
+    SCHEDULE_RTOL,
+    STEPS,
+    TRAIN_RTOL,
+    moving_variance_excess,
+    tight_bound,
+)
+
+
+@dataclass
+class ParityReport:
+    """One (model, backend) pair: `backend` against `reference`."""
+
+    model: str
+    params: dict[str, int]
+    expected_params: int | None
+    forward_max_abs_diff: float
+    weight_roundtrip_max_abs_diff: float
+    optimizer: dict[str, Any] = field(default_factory=dict)
+    training: dict[str, dict[str, Any]] = field(default_factory=dict)
+    passed: bool = False
+    failures: list[str] = field(default_factory=list)
+    backend: str = field(kw_only=True)
+    reference: str = field(default=REFERENCE, kw_only=True)
+
+
+def _variant(npz: dict, label: str) -> dict[str, Any]:
+    prefix = f"{label}:w:"
+    return {
+        "losses": npz[f"{label}:losses"],
+        "rates": npz[f"{label}:rates"],
+        "weights": {k[len(prefix) :]: v for k, v in npz.items() if k.startswith(prefix)},
+    }
+
+
+def compare_training(
+    opt: dict[str, Any],
+    a: dict[str, Any],
+    b: dict[str, Any],
+    steps: list[int],
+    names: tuple[str, str],
+) -> tuple[dict[str, Any], list[str]]:
+    """Training parity of one variant: the reference's (a) against another backend's (b) losses,
+    final weights and learning-rate schedule; `names` are the two backends. Returns the figures
+    and what failed (empty when it agrees)."""
+    from frameworks import optimizer_formula
+
+    first, second = names
+
+    wa, wb = a["weights"], b["weights"]
+    variances = [k for k in wa if k.endswith(MOVING_VARIANCE)]
+    compared = [k for k in wa if k not in variances]
+    weight_diff = max(float(np.max(np.abs(wa[k] - wb[k]))) for k in compared)
+    loss_rel = float(np.max(np.abs(a["losses"] - b["losses"]) / np.abs(a["losses"])))
+    rate_rel = float(np.max(np.abs(a["rates"] - b["rates"]) / np.abs(a["rates"])))
+    bound = tight_bound(opt)
+    beyond = sum(int(np.sum(np.abs(wa[k] - wb[k]) > bound)) for k in compared)
+    count = sum(wa[k].size for k in compared)
+    figures: dict[str, Any] = {
+        "steps": STEPS,
+        f"losses_{first}": a["losses"].tolist(),
+        f"losses_{second}": b["losses"].tolist(),
+        "loss_max_rel_diff": loss_rel,
+        "weight_max_abs_diff": weight_diff,
+        "weight_bound": bound,
+        "weights_beyond_bound": beyond,
+        "weights_compared": count,
+        "schedule_steps": list(steps),
+        f"lr_{first}": a["rates"].tolist(),
+        f"lr_{second}": b["rates"].tolist(),
+        "lr_max_rel_diff": rate_rel,
+    }
+    failures = []
+    if not optimizer_formula.same_math(opt, [registry.spec(n).api for n in names]):
+        failures.append(
+            f"optimizer.formula {optimizer_formula.formula_of(opt)}: the APIs' built-in "
+            f"{opt['name']} formulas differ, so training parity cannot hold"
+        )
+    if beyond > OUTLIER_FRACTION * count or loss_rel > TRAIN_RTOL:
+        failures.append(
+            f"training: {beyond:,} of {count:,} weights differ by more than {bound:.3g} "
+            f"(up to {weight_diff:.3g}), losses by {loss_rel:.3g} relative (bound {TRAIN_RTOL:g})"
+        )
+    if rate_rel > SCHEDULE_RTOL:
+        worst = int(np.argmax(np.abs(a["rates"] - b["rates"]) / np.abs(a["rates"])))
+        failures.append(
+            f"learning-rate schedules differ: at step {steps[worst]:,} {first} "
+            f"{a['rates'][worst]:.6g}, {second} {b['rates'][worst]:.6g}"
+        )
+    if variances:
+        excess = max(moving_variance_excess(wa[k], wb[k]) for k in variances)
+        figures["moving_variance_max_abs_diff"] = max(
+            float(np.max(np.abs(wa[k] - wb[k]))) for k in variances
+        )
+        figures["moving_variance_excess"] = excess
+        if excess > 0:
+            failures.append(f"training: BatchNorm moving variance off by {excess:.3g}")
+    return figures, failures
+
+
+def _pair_report(
+    model_name: str, cfg: dict[str, Any], ref_out: dict, out: dict, backend: str, reference: str
+) -> ParityReport:
+    opt = cfg["optimizer"]
+    report = ParityReport(
+        model=model_name,
+        params={reference: int(ref_out["params"]), backend: int(out["params"])},
+        expected_params=cfg.get("expected_params"),
+        forward_max_abs_diff=float(np.max(np.abs(ref_out["probe_out"] - out["probe_out"]))),
+        weight_roundtrip_max_abs_diff=float(out["roundtrip_max_abs"]),
+        optimizer=opt,
+        backend=backend,
+        reference=reference,
+    )
+    f = report.failures
+    if report.params[reference] != report.params[backend]:
+        f.append(f"parameter counts differ: {report.params}")
+    if report.expected_params and report.params[backend] != report.expected_params:
+        f.append(f"parameter count {report.params[backend]} != original {report.expected_params}")
+    if report.weight_roundtrip_max_abs_diff != 0.0:
+        f.append(f"weights changed on the canonical -> {backend} -> canonical round trip")
+    if not np.allclose(out["probe_out"], ref_out["probe_out"], FORWARD_RTOL, FORWARD_ATOL):
+        f.append(f"forward outputs differ by up to {report.forward_max_abs_diff:.3g}")
+    figures, failures = compare_training(
+        opt,
+        _variant(ref_out, BASE),
+        _variant(out, BASE),
+        out["schedule_steps"].tolist(),
+        (reference, backend),
+    )
+    report.training[BASE] = figures
+    f.extend(failures)
+    report.passed = not f
+    return report
+
+
+def check_all(
+    model_name: str, backends: list[str] | None = None, reference: str = REFERENCE
+) -> list[ParityReport]:
+    """The model on `backends` (default: every registered one but the reference), each against
+    the reference: one report per backend, the reference's stage run once for all."""
+    backends = backends or other_backends(reference)
+    cfg = model_config(model_name)
+    opt = cfg["optimizer"]
+    outputs = run_stages(model_name, {BASE: {b: opt for b in [reference, *backends]}}, reference)
+    return [
+        _pair_report(model_name, cfg, outputs[reference], outputs[b], b, reference)
+        for b in backends
+    ]
+
+
+def check(model_name: str, backend: str, reference: str = REFERENCE) -> ParityReport:
+    """One pair: `backend` against the reference."""
+    return check_all(model_name, [backend], reference)[0]
+
+
+def check_variants(
+    model_name: str, variants: Variants, reference: str = REFERENCE
+) -> dict[str, list[str]]:
+    """Training parity of several optimizer variants of one model (one process per backend):
+    label -> failures (empty where every backend the variant names agrees with the reference).
+    The tolerances are those of the spec the reference ran."""
+    outputs = run_stages(model_name, variants, reference)
+    result = {}
+    for label, specs in variants.items():
+        failures = []
+        for backend in sorted(set(specs) - {reference}):
+            out = outputs[backend]
+            failures += compare_training(
+                specs[reference],
+                _variant(outputs[reference], label),
+                _variant(out, label),
+                out["schedule_steps"].tolist(),
+                (reference, backend),
+            )[1]
+        result[label] = failures
+    return result

@@ -1,0 +1,160 @@
+"""The per-backend stage of a parity check, and running them: each backend in its own process
+(`python -m twinbench.parity --stage BACKEND MODEL WORKDIR`), exactly one framework imported in
+each, the reference first; they exchange the canonical weights and their results through files in
+WORKDIR."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from frameworks import registry
+from models.catalog import model_config
+from twinbench.parity.tolerances import BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
+from twinbench.paths import REPO_ROOT
+from twinbench.ui import progress
+
+# named for the package, not this module: `--quiet` silences "twinbench.parity" (cli.py)
+log = logging.getLogger("twinbench.parity")
+
+Variants = dict[str, dict[str, dict[str, Any]]]  # label -> backend -> optimizer spec
+
+
+def without_dropout(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Dropout off: every arch key naming a dropout rate is set to 0."""
+    arch = {k: (0.0 if "dropout" in k else v) for k, v in cfg["arch"].items()}
+    return {**cfg, "arch": arch}
+
+
+def _probe_and_batches(cfg: dict[str, Any], seed: int, workdir: Path):
+    """The probe and training batches, the training set's size, and the config with the data's
+    sizes filled in.
+
+    The first stage generates the data and leaves the few rows parity needs (and the sizes) in
+    `workdir`, so the second stage reads exactly those instead of generating the set again.
+    """
+    from benchdata import Dataset, fill_arch, load
+
+    cached = workdir / "batches.npz"
+    if cached.exists():
+        with np.load(cached) as npz:
+            x, y, dims = npz["x"], npz["y"], json.loads(str(npz["dims"]))
+            n_train = int(npz["n_train"])
+        return x, y, n_train, fill_arch(cfg, Dataset(cfg["dataset"], x, y, x, y, {"dims": dims}))
+    data = load(cfg["dataset"], "synthetic", seed, cfg.get("view"))
+    need = PROBE + STEPS * BATCH
+    if len(data.x_train) < need:
+        raise ValueError(f"dataset too small for parity: {len(data.x_train)} < {need}")
+    x, y = data.x_train[:need], data.y_train[:need]
+    n_train = len(data.x_train)
+    np.savez(cached, x=x, y=y, n_train=n_train, dims=json.dumps(data.info.get("dims", {})))
+    return x, y, n_train, fill_arch(cfg, data)
+
+
+def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
+    """SCHEDULE_STEPS and the last step of a full run of this model (its epochs of batches)."""
+    from benchdata import batching
+
+    per_epoch = batching.steps_per_epoch(
+        n_train, cfg["batch_size"], partial_batch=cfg.get("partial_batch", True)
+    )
+    last = per_epoch * cfg["epochs"] - 1
+    return sorted({*SCHEDULE_STEPS, last})
+
+
+def stage(framework: str, model_name: str, workdir: Path, reference: str = REFERENCE) -> None:
+    """Runs inside a fresh process: exactly one framework is imported here.
+
+    Trains every optimizer variant in `workdir/variants.json` ({label: {backend: spec}}) that
+    names this backend, from the same initial weights, one after the other in this process. The
+    reference's stage runs first and leaves the initial weights; the others import them.
+    """
+    import os
+
+    from frameworks import settings
+    from twinbench.machine import cpu
+
+    os.environ.update(cpu.thread_environment(1, 1))  # one thread: deterministic reductions
+    os.environ.update(settings.thread_environment(framework, 1, 1))  # XLA's, before import
+    from frameworks import get_backend
+
+    backend = get_backend(framework)
+    backend.configure_threads(1, 1)
+    backend.seed(0)
+    variants = json.loads((workdir / "variants.json").read_text())
+    cfg = without_dropout(model_config(model_name))
+    x, y, n_train, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
+    model = backend.build(model_name, cfg, "cpu")
+    out: dict[str, np.ndarray] = {}
+    if framework == reference:
+        initial = backend.export_weights(model, model_name)
+        np.savez(workdir / "initial.npz", **initial)
+    else:
+        initial = dict(np.load(workdir / "initial.npz"))
+        backend.import_weights(model, model_name, initial)
+        out["roundtrip_max_abs"] = np.array(
+            max(
+                float(np.max(np.abs(initial[k] - v)))
+                for k, v in backend.export_weights(model, model_name).items()
+            )
+        )
+    out["params"] = np.array(backend.count_params(model))
+    out["probe_out"] = backend.predict(model, model_name, x[:PROBE])
+    steps = schedule_steps(cfg, n_train)
+    out["schedule_steps"] = np.array(steps)
+    for label, specs in variants.items():
+        if framework not in specs:
+            continue
+        backend.import_weights(model, model_name, initial)
+        variant_cfg = {**cfg, "optimizer": specs[framework]}
+        step = backend.make_step(model, variant_cfg)
+        losses = []
+        for k in range(STEPS):
+            sl = slice(PROBE + k * BATCH, PROBE + (k + 1) * BATCH)
+            losses.append(step(x[sl], y[sl]))
+        out[f"{label}:losses"] = np.array(losses)
+        out[f"{label}:rates"] = np.array(backend.learning_rates(steps))
+        # A copy: torch exports some weights as views of its parameters, which the next
+        # variant trains in place.
+        for k, v in backend.export_weights(model, model_name).items():
+            out[f"{label}:w:{k}"] = np.array(v, copy=True)
+    np.savez(workdir / f"{framework}.npz", **out)
+
+
+def other_backends(reference: str = REFERENCE) -> list[str]:
+    """Every registered backend but the reference: what parity certifies by default."""
+    registry.spec(reference)  # an unknown reference fails here, before any stage runs
+    return [name for name in registry.names() if name != reference]
+
+
+def run_stages(
+    model_name: str, variants: Variants, reference: str = REFERENCE
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each backend the variants name, in its own process, the reference first: backend ->
+    its stage's arrays."""
+    backends = [reference, *sorted({b for specs in variants.values() for b in specs} - {reference})]
+    with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
+        (Path(tmp) / "variants.json").write_text(json.dumps(variants))
+        outputs = {}
+        for framework in backends:
+            progress.emit(
+                f"parity: {model_name}: {framework} stage (its own process: import, build, "
+                "train a few steps)...",
+                log,
+            )
+            cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
+            cmd += ["--reference", reference]
+            proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError(
+                    f"{framework} parity stage for {model_name} failed:\n{proc.stderr[-3000:]}"
+                )
+            outputs[framework] = dict(np.load(Path(tmp) / f"{framework}.npz"))
+        return outputs

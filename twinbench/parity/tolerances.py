@@ -1,0 +1,71 @@
+"""What a parity check runs and how closely two backends must agree (float32, one thread).
+
+The bounds and their derivations: forward outputs to FORWARD_RTOL/ATOL; after STEPS optimizer
+steps, weights to tight_bound() (a small fraction of the distance the optimizer could move them
+apart, never that distance itself) save OUTLIER_FRACTION of them, losses to TRAIN_RTOL; learning
+rates to SCHEDULE_RTOL; BatchNorm moving variances within what torch's unbiased update allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from frameworks import registry
+
+STEPS = 5
+BATCH = 32
+PROBE = 64
+BASE = "configured"  # the variant every check runs: the yaml's optimizer, unchanged
+
+# float32 tolerances. Forward: both compute the same sums in different orders (oneDNN vs MKL).
+FORWARD_RTOL, FORWARD_ATOL = 1e-4, 1e-5
+# Training with one formula: rounding differences grow a little with each step, and adaptive
+# optimizers (update ~ g / sqrt(v)) amplify them where gradients are small, in proportion to
+# the step: weights must agree to TRAIN_ATOL or to DRIFT_FRACTION of the distance the optimizer
+# could move them apart in STEPS steps (see drift()), whichever is larger; losses to TRAIN_RTOL.
+TRAIN_RTOL, TRAIN_ATOL, DRIFT_FRACTION = 1e-3, 1e-5, 1e-3
+# A weight whose true gradient is ~0 gets a gradient of either sign from rounding alone, and an
+# adaptive optimizer turns either into a full step (lr / sqrt(1 - rho)): a handful of such weights
+# may exceed the bound (charlstm: 6 of 102,585 one-hot input weights). More than this fraction
+# is a real difference: one hyperparameter changed on one side moves most weights past it.
+OUTLIER_FRACTION = 1e-4
+# Learning rates read from both optimizers at these steps (and at the last step of a full run).
+SCHEDULE_STEPS = (0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
+SCHEDULE_RTOL = 1e-6
+# BatchNorm moving variances are compared apart: torch updates them with the unbiased batch
+# variance (n / (n - 1) times Keras' biased one), so torch's ends up larger by at most
+# 1 / (BATCH - 1) of Keras' (the normalisation itself uses the biased variance in both).
+MOVING_VARIANCE = "/moving_variance"
+REFERENCE = registry.REFERENCE  # see twinbench/parity/__init__.py; --reference overrides it
+
+
+def drift(opt: dict[str, Any]) -> float:
+    """Largest distance two implementations of the optimizer can move a weight apart in STEPS
+    steps: 2 * STEPS * lr * max_step_factor."""
+    return 2 * STEPS * opt["lr"] * max_step_factor(opt)
+
+
+def tight_bound(opt: dict[str, Any]) -> float:
+    """Weight tolerance where both frameworks compute the same update formula."""
+    d = drift(opt)
+    return max(TRAIN_ATOL, DRIFT_FRACTION * d) if np.isfinite(d) else TRAIN_ATOL
+
+
+def moving_variance_excess(reference_var: np.ndarray, other_var: np.ndarray) -> float:
+    """How far the other backend's moving variance lies outside [the reference's, the
+    reference's * (1 + 1/(BATCH-1))], the interval an unbiased update (torch's BatchNorm) can
+    reach from Keras' biased one (0 inside it, the excess beyond it otherwise)."""
+    low, high = reference_var - TRAIN_ATOL, reference_var * (1 + 1 / (BATCH - 1)) + TRAIN_ATOL
+    return max(0.0, float(np.max(np.maximum(low - other_var, other_var - high))))
+
+
+def max_step_factor(opt: dict[str, Any]) -> float:
+    """Largest |update| / lr a single step can make (Kingma & Ba 2015, §2.1, and its RMSprop
+    analogue): bounds how far two implementations can drift apart per step."""
+    if opt["name"] == "rmsprop":
+        return 1.0 / np.sqrt(1.0 - opt["rho"])
+    if opt["name"] == "adam":
+        return max(1.0, (1.0 - opt["beta_1"]) / np.sqrt(1.0 - opt["beta_2"]))
+    return float("inf")
