@@ -78,3 +78,66 @@ def differences(certified: dict[str, Any], current: dict[str, Any]) -> list[str]
         if versions_then.get(p) != versions_now.get(p)
     ]
     return changed
+
+
+# A certificate's own numbers, judged again by this code's tolerances. Model outputs are
+# probabilities (every workload ends in softmax or sigmoid), so the forward check's
+# |a - b| <= atol + rtol * |b| allows at most atol + rtol.
+MAX_PROBABILITY = 1.0
+
+
+def problems(cert: dict[str, Any]) -> list[str]:
+    """What the certificate's figures fail, by the tolerances this code applies (empty: they
+    pass). Raises KeyError, TypeError or ValueError for a certificate without its figures."""
+    from frameworks import optimizer_formula, tolerances
+
+    found = []
+    params = cert["params"]
+    if len(set(params.values())) > 1:
+        found.append(f"parameter counts differ: {params}")
+    expected = cert.get("expected_params")
+    if expected and any(count != expected for count in params.values()):
+        found.append(f"parameter counts {params} != the original {expected}")
+    if float(cert["weight_roundtrip_max_abs_diff"]) != 0.0:
+        found.append("weights changed on the canonical round trip")
+    forward_bound = tolerances.FORWARD_ATOL + tolerances.FORWARD_RTOL * MAX_PROBABILITY
+    if not float(cert["forward_max_abs_diff"]) <= forward_bound:
+        found.append(
+            f"forward outputs differ by {cert['forward_max_abs_diff']:.3g} "
+            f"(bound {forward_bound:.3g})"
+        )
+    opt, training = cert["optimizer"], cert["training"][tolerances.BASE]
+    bound = tolerances.tight_bound(opt)
+    if not float(training["weight_bound"]) <= bound * (1 + 1e-9):
+        found.append(f"its weight bound {training['weight_bound']:.3g} is looser than {bound:.3g}")
+    beyond, compared = int(training["weights_beyond_bound"]), int(training["weights_compared"])
+    loss = float(training["loss_max_rel_diff"])
+    if beyond > tolerances.OUTLIER_FRACTION * compared or not loss <= tolerances.TRAIN_RTOL:
+        found.append(
+            f"training: {beyond:,} of {compared:,} weights beyond the bound, losses {loss:.3g}"
+        )
+    if not float(training["lr_max_rel_diff"]) <= tolerances.SCHEDULE_RTOL:
+        found.append(f"learning-rate schedules differ by {training['lr_max_rel_diff']:.3g}")
+    if float(training.get("moving_variance_excess", 0.0)) > 0:
+        found.append("BatchNorm moving variance beyond the unbiased update's reach")
+    apis = [registry.spec(name).api for name in params if name in registry.names()]
+    if len(apis) > 1 and not optimizer_formula.same_math(opt, apis):
+        found.append("the APIs' built-in optimizer formulas differ")
+    return found
+
+
+def verdict(cert: Any) -> tuple[str, str | None]:
+    """("pass" | "fail" | "invalid", why) from a parsed certificate, never trusting its own
+    `passed`: a certificate edited to pass, or cut short, reads "invalid"."""
+    if not isinstance(cert, dict):
+        return "invalid", "not a certificate (no JSON object)"
+    try:
+        found = problems(cert)
+        claimed = cert["passed"]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return "invalid", f"incomplete ({type(exc).__name__}: {exc})"
+    if claimed is True and found:
+        return "invalid", "it says passed, but its figures fail: " + "; ".join(found)
+    if claimed is True:
+        return "pass", None
+    return "fail", "; ".join(found) or "; ".join(map(str, cert.get("failures") or [])) or None

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from frameworks import certified as certified_code
-from frameworks import registry
+from frameworks import registry, tolerances
 from models.catalog import model_config
+from tests import certificate_fakes
 from twinbench.config.spec import group_choices
-from twinbench.parity import certificates, compare, stages, tolerances
+from twinbench.parity import certificates, compare, stages
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +122,7 @@ def test_parity_fails_when_one_side_changes_one_hyperparameter(mutated_mlp, labe
 
 
 def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch):
-    report = compare.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
+    report = certificate_fakes.report("mlp")
     certificates.write_certificate(report, tmp_path)
     assert certificates.status("mlp", tmp_path)["status"] == "pass"
     real = certificates.fingerprint
@@ -138,9 +139,7 @@ def test_a_changed_model_file_makes_its_certificate_stale(tmp_path, monkeypatch)
 
 
 def test_other_framework_versions_make_a_failed_certificate_stale_too(tmp_path, monkeypatch):
-    certificates.write_certificate(
-        compare.ParityReport("cnn", {}, None, 0.0, 0.0, backend="torch"), tmp_path
-    )
+    certificates.write_certificate(certificate_fakes.report("cnn", passed=False), tmp_path)
     assert certificates.status("cnn", tmp_path)["status"] == "fail"
     monkeypatch.setattr(certified_code, "_installed", lambda package: "0.0-other")
     assert certificates.status("cnn", tmp_path)["status"] == "stale"
@@ -184,7 +183,7 @@ def test_the_report_calls_a_certificate_stale_unless_it_certifies_this_checkout(
     from analysis.load.records import SOURCE
 
     runs = pd.DataFrame([{"source": SOURCE, "model": "mlp", "parity_status": "pass"}])
-    report = compare.ParityReport("mlp", {}, None, 0.0, 0.0, passed=True, backend="torch")
+    report = certificate_fakes.report("mlp")
     certificates.write_certificate(report, tmp_path)
     path = certificates.certificate_path(
         "mlp", tmp_path

@@ -63,16 +63,22 @@ def parity(runs: pd.DataFrame, dirs: list[Path]) -> pd.DataFrame:
             "status_in_records": ", ".join(statuses),
             "certificate": str(path) if path else "none found",
         }
+        verdict, why = certified.verdict(cert) if cert is not None else (None, None)
         if cert is None and path is not None:
             row["certificate_status"] = "unreadable"
+            row["command"] = f"python -m twinbench.parity {model}"
+        elif verdict == "invalid":  # its figures judged again, never its word
+            row.update(
+                certificate_status="invalid",
+                certificate_problem=why,
+                command=f"python -m twinbench.parity {model}",
+            )
         elif cert is not None:
             configured = (cert.get("training") or {}).get("configured") or {}
             params = cert.get("params") or {}
             changed = _changed_since(str(model), cert)
             row.update(
-                certificate_status=(
-                    "stale" if changed else "pass" if cert.get("passed") else "fail"
-                ),
+                certificate_status="stale" if changed else verdict,
                 changed_since="; ".join(changed),
                 checked=cert.get("checked"),
                 params=", ".join(f"{k} {v:,}" for k, v in sorted(params.items())),

@@ -26,7 +26,10 @@ A certificate records a fingerprint of what it certifies (the model's code and c
 adapters' optimizer code, the framework versions); a run whose fingerprint differs reads "stale".
 The orchestration is numpy only; frameworks load in the stage subprocesses.
 
-One job a module: tolerances.py (the bounds above and their derivations), stages.py (one
+One job a module: stages.py (one
 backend's stage, and running each in its own process), compare.py (a stage against the
 reference's: ParityReport), certificates.py (writing, reading, status), cli.py (the command line).
+The bounds and their derivations live beside the certificate's fingerprint, in
+frameworks/tolerances.py, so that the analysis can judge a certificate's figures too
+(frameworks/certified.py `verdict`).
 """

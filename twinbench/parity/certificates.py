@@ -7,9 +7,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from frameworks import certified
 from frameworks.certified import differences, fingerprint
+from frameworks.tolerances import BASE, REFERENCE
 from twinbench.machine import environment
-from twinbench.parity.tolerances import BASE, REFERENCE
 from twinbench.paths import WORK_ROOT
 from twinbench.result import results
 
@@ -56,7 +57,9 @@ def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) ->
     pairs = {
         cert["backend"]: cert
         for p in sorted(directory.glob(f"{model_name}.*.json"))
-        if isinstance(cert := results.read(p), dict) and cert.get("model") == model_name
+        if isinstance(cert := _readable(p), dict)
+        and cert.get("model") == model_name
+        and certified.verdict(cert)[0] != "invalid"  # a broken pair is re-certified, not summed
     }
     if not pairs:
         return
@@ -92,6 +95,13 @@ def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) ->
     )
 
 
+def _readable(path: Path) -> Any:
+    try:
+        return results.read(path)
+    except (OSError, ValueError):
+        return None
+
+
 def status(
     model_name: str, directory: Path = CERT_DIR, backend: str | None = None
 ) -> dict[str, Any]:
@@ -106,14 +116,27 @@ def status(
     current = fingerprint(model_name)
     if not path.exists():
         return {"status": "not checked", "command": command, "fingerprint": current}
-    cert = results.read(path)
+    try:
+        cert = results.read(path)
+    except (OSError, ValueError) as exc:  # cut off mid-file, or not JSON at all
+        cert = f"unreadable ({type(exc).__name__})"
+    verdict, why = certified.verdict(cert)
+    if verdict == "invalid":
+        # A certificate is an annotation: a broken one never costs the run it annotates.
+        return {
+            "status": "invalid",
+            "reason": cert if isinstance(cert, str) else why,  # str: the read failed
+            "certificate": str(path),
+            "fingerprint": current,
+            "command": command,
+            "advice": f"re-certify: {command}",
+        }
     changed = differences(cert.get("fingerprint") or {}, current)
-    verdict = "stale" if changed else ("pass" if cert["passed"] else "fail")
     return {
-        "status": verdict,
+        "status": "stale" if changed else verdict,
         **({"changed_since": changed} if changed else {}),
         "certificate": str(path),
-        "checked": cert["checked"],
+        "checked": cert.get("checked"),
         "forward_max_abs_diff": cert["forward_max_abs_diff"],
         "fingerprint": current,
         "command": command,
@@ -123,5 +146,8 @@ def status(
 def _reference_of(model_name: str, directory: Path) -> str:
     """The reference the model's summary certificate names (REFERENCE where there is none)."""
     path = certificate_path(model_name, directory)
-    cert = results.read(path) if path.exists() else None
-    return (cert or {}).get("reference") or REFERENCE
+    try:
+        cert = results.read(path) if path.exists() else None
+    except (OSError, ValueError):  # unreadable: status() reports it, the reference is the default
+        cert = None
+    return (cert.get("reference") if isinstance(cert, dict) else None) or REFERENCE

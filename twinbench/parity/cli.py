@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from frameworks import registry
+from frameworks.tolerances import REFERENCE
 from twinbench.config.spec import group_choices
 from twinbench.parity.certificates import write_certificate
 from twinbench.parity.compare import check_all
 from twinbench.parity.stages import stage
-from twinbench.parity.tolerances import REFERENCE
 from twinbench.ui import progress
 
 

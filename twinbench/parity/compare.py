@@ -9,9 +9,7 @@ from typing import Any
 import numpy as np
 
 from frameworks import registry
-from models.catalog import model_config
-from twinbench.parity.stages import Variants, other_backends, run_stages
-from twinbench.parity.tolerances import (
+from frameworks.tolerances import (
     BASE,
     FORWARD_ATOL,
     FORWARD_RTOL,
@@ -24,6 +22,8 @@ from twinbench.parity.tolerances import (
     moving_variance_excess,
     tight_bound,
 )
+from models.catalog import model_config
+from twinbench.parity.stages import Variants, other_backends, run_stages
 
 
 @dataclass

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from frameworks import registry
+from frameworks.tolerances import BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from models.catalog import model_config
-from twinbench.parity.tolerances import BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from twinbench.paths import REPO_ROOT
 from twinbench.ui import progress
 

@@ -19,6 +19,7 @@ from twinbench.parity import certificates
 from twinbench.result import budget
 from twinbench.result.blocks import Budget, Drift, Flops, Startup, Summary, Threads, Timing
 from twinbench.result.record import ResultRecord
+from twinbench.ui import progress
 from twinbench.worker.phases import (
     NS_PER_S,
     STEPS_FILE,
@@ -125,6 +126,18 @@ def flops_record(
     return Flops.parse(record)
 
 
+def parity_status(spec: RunSpec) -> dict[str, Any]:
+    """The model's certificate as this run records it; an invalid one says so in one line with
+    the command that re-certifies, and never costs the measurement."""
+    found = certificates.status(spec.model, backend=spec.backend)
+    if found["status"] == "invalid":
+        progress.status(
+            f"parity: certificate {found['certificate']} is invalid ({found['reason']}); "
+            f"{found['advice']}"
+        )
+    return found
+
+
 def samples_per_step(batch_size: int, n_train: int) -> int:
     """What one step trains on: a batch, or the whole training set when the batch asks for more.
     Throughput and FLOPs once counted the batch asked for, and a batch of 100,000 on MNIST's
@@ -211,7 +224,7 @@ def assemble(
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
         },
-        parity=certificates.status(spec.model, backend=spec.backend),
+        parity=parity_status(spec),
         environment=environment.describe(),
         started=started,
         finished=environment.now_iso(),

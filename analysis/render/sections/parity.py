@@ -25,6 +25,7 @@ PARITY_COLS = [
     Col("training_loss_rel_diff", "training loss rel. diff", "g"),
     Col("lr_schedule_rel_diff", "lr schedule rel. diff", "g"),
     Col("changed_since", "changed since certified"),
+    Col("certificate_problem", "why invalid"),
     Col("failures", "failures"),
     Col("certificate", "file"),
 ]
