@@ -17,11 +17,12 @@ import argparse
 import logging
 import math
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from analysis.errors import AnalysisError
+from analysis.errors import AnalysisError, Stopped
 
 PROG = "python -m analysis"
 Command = Callable[[argparse.Namespace], int]
@@ -244,16 +245,35 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Comman
 }
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
 def guarded(command: Command, args: argparse.Namespace) -> int:
-    """Run an analysis command: its errors are one line and exit status 2."""
+    """Run an analysis command: its errors are one line and exit status 2; a stop signal is one
+    line and 128 + the signal, and leaves no half-written file (the report is written aside and
+    moved into place)."""
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return command(args)
     except AnalysisError as exc:
         print(f"analysis: error: {exc}", file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, Stopped) as exc:
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        print(
+            f"analysis: interrupted by {signal.Signals(signum).name}: nothing half-written was "
+            "left (an earlier report stays as it was)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 128 + signum
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def main(argv: list[str]) -> int:

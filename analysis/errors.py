@@ -9,3 +9,12 @@ class AnalysisError(Exception):
     The message is complete on its own: the command line prints it as `analysis: error: <msg>`
     and exits non-zero.
     """
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP while the analysis works: a BaseException, like KeyboardInterrupt, so
+    no `except Exception` on the way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

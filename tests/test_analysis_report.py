@@ -15,7 +15,9 @@ import pytest
 from analysis.__main__ import main
 from analysis.load.table import load_results
 from analysis.render import report
+from tests import certificate_fakes
 from twinbench.cli.sweep_end import comparison_table
+from twinbench.parity import certificates
 
 from . import test_analysis_fakes as fakes
 
@@ -57,13 +59,10 @@ def make_results(root: Path) -> tuple[Path, Path, Path]:
                                            opt="tuned"))  # fmt: skip
     fakes.write(sweep, "dead", fakes.failed("torch", 2, "worker exit code 1: boom", model="cnn"))
     parity.mkdir()
-    (parity / "mlp.json").write_text(json.dumps({
-        "model": "mlp", "params": {"tensorflow": 669706, "torch": 669706},
-        "expected_params": 669706, "forward_max_abs_diff": 4e-8, "passed": True,
-        "training": {"configured": {"weight_max_abs_diff": 0.018, "weight_bound": 0.032}},
-        "failures": [], "checked": "2026-01-01T00:00:00+00:00",
-        "command": "python -m twinbench.parity mlp",
-    }))  # fmt: skip
+    # A complete certificate: the report judges its figures, so a partial one reads invalid.
+    certificates.write_certificate(
+        certificate_fakes.report("mlp", forward_max_abs_diff=4e-8), parity
+    )
     for folder, elapsed in (("gpu", [1.0, 1.0]), ("cpu-pip/cpu8", [3.0, 3.0]),
                             ("cpu-compiled/cpu8", [2.0, 2.0])):  # fmt: skip
         path = legacy / folder / "mnist_mlp_tensorflow.csv"

@@ -12,6 +12,9 @@ module (analysis/render/sections/, and the few that live beside what they show).
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,31 +49,48 @@ def _page(an: Analysis, page: Page) -> str:
 
 
 def write(an: Analysis, out: Path) -> Path:
-    """Write report.html and its files under `out`; returns the report's path."""
+    """Write report.html and its files under `out`; returns the report's path.
+
+    Everything is written into a staging folder inside `out` first and moved into place at the
+    end, so a report stopped half-way (Ctrl-C, a full disk) leaves the earlier report as it was
+    and no half-written files."""
     out = Path(out)
     try:
-        for sub in ("figures", "tables"):
-            (out / FILES / sub).mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".report-staging-", dir=out))
     except OSError as exc:
         raise AnalysisError(
             f"cannot write the report into {out}: {exc.strerror or exc}; choose a folder with --out"
         ) from None
-    page = Page(out)
-    for section in contents.SECTIONS:
-        section.write(page, an)
-    html_text = _page(an, page)
-    report = out / "report.html"
-    report.write_text(html_text, encoding="utf-8")
-    (out / FILES / "manifest.json").write_text(
-        json.dumps(
-            {
-                "figures": [p.relative_to(out).as_posix() for p in page.figures],
-                "tables": [p.relative_to(out).as_posix() for p in page.tables],
-            },
-            indent=1,
+    try:
+        for sub in ("figures", "tables"):
+            (staging / FILES / sub).mkdir(parents=True)
+        page = Page(staging)
+        for section in contents.SECTIONS:
+            section.write(page, an)
+        (staging / "report.html").write_text(_page(an, page), encoding="utf-8")
+        (staging / FILES / "manifest.json").write_text(
+            json.dumps(
+                {
+                    "figures": [p.relative_to(staging).as_posix() for p in page.figures],
+                    "tables": [p.relative_to(staging).as_posix() for p in page.tables],
+                },
+                indent=1,
+            )
         )
-    )
-    return report
+        _move_into_place(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "report.html"
+
+
+def _move_into_place(staging: Path, out: Path) -> None:
+    """The new files replace the old: the files folder by two renames, the page by one."""
+    old = out / FILES
+    if old.exists():
+        old.rename(staging / f"{FILES}.old")  # removed with the staging folder
+    (staging / FILES).rename(old)
+    os.replace(staging / "report.html", out / "report.html")
 
 
 def after_sweep(sweep_dir: Path) -> str:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from frameworks import registry
 from frameworks.tolerances import REFERENCE
 from twinbench.config.spec import group_choices
+from twinbench.launch import lifeline
 from twinbench.parity.certificates import write_certificate
 from twinbench.parity.compare import check_all
 from twinbench.parity.stages import stage
@@ -16,6 +18,7 @@ from twinbench.ui import progress
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--stage":
+        lifeline.die_with_parent()  # first: a stage never outlives the certifying process
         framework, model_name, workdir = argv[1:4]
         reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
         stage(framework, model_name, Path(workdir), reference)
@@ -44,6 +47,25 @@ def main(argv: list[str]) -> int:
             f"unknown model '{unknown[0]}'; choose one of: {', '.join(group_choices('model'))} "
             "(or --all)"
         )
+    if reference in (chosen or []):  # it would be compared with itself
+        cli.fail(
+            f"--backends names the reference backend '{reference}': it is what the others are "
+            "compared against (--reference chooses another)"
+        )
+    lifeline.stop_on_signals()
+    try:
+        return _certify(names, chosen, reference)
+    except lifeline.Interrupted as exc:
+        print(
+            f"twinbench parity: interrupted by {exc}: the stage in progress was stopped and its "
+            "temporary files removed; certificates already written are kept",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 128 + exc.signum
+
+
+def _certify(names: list[str], chosen: list[str] | None, reference: str) -> int:
     failed = 0
     for name in names:
         for report in check_all(name, chosen, reference):

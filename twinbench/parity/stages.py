@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ import numpy as np
 from frameworks import registry
 from frameworks.tolerances import BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from models.catalog import model_config
+from twinbench.launch import lifeline
 from twinbench.paths import REPO_ROOT
 from twinbench.ui import progress
 
@@ -151,7 +153,15 @@ def run_stages(
             )
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
             cmd += ["--reference", reference]
-            proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
+            # Dies with this process (kill -9 included); on SIGTERM or Ctrl-C, subprocess.run
+            # kills it as the Interrupted exception passes, and the temporary folder goes too.
+            proc = subprocess.run(
+                cmd,
+                cwd=REPO_ROOT,
+                capture_output=True,
+                text=True,
+                env=lifeline.child_env(dict(os.environ)),
+            )
             if proc.returncode:
                 raise RuntimeError(
                     f"{framework} parity stage for {model_name} failed:\n{proc.stderr[-3000:]}"
