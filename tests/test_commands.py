@@ -72,10 +72,10 @@ def test_the_analysis_commands_take_the_same_options_under_both_spellings(name):
 
 
 def test_parity_passes_its_options_on_to_the_certificate_command(monkeypatch):
-    import twinbench.parity
+    from twinbench.parity import cli as parity_cli
 
     seen = []
-    monkeypatch.setattr(twinbench.parity, "main", lambda argv: seen.append(argv) or 0)
+    monkeypatch.setattr(parity_cli, "main", lambda argv: seen.append(argv) or 0)
     assert main(["parity", "mlp", "--backends", "keras_torch", "--quiet"]) == 0
     assert main(["parity"]) == 0
     assert seen == [["mlp", "--backends", "keras_torch", "--quiet"], ["--all"]]
