@@ -4,6 +4,7 @@ and its temporary files left; SIGINT gave a traceback."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -87,3 +88,47 @@ def test_a_report_stopped_half_way_leaves_the_earlier_report_as_it_was(
     )
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_ctrl_z_stops_the_worker_with_the_parent_and_flags_the_run(tmp_path):
+    """Ctrl-Z stopped the parent while the worker, in its own session, kept training."""
+    run_dir = tmp_path / "run"
+    parent = subprocess.Popen(
+        [sys.executable, "run.py", "backend=torch", "model=mlp", "cpus=1", "epochs=3",
+         "max_steps=60", "measure.peak_probe=false", f"hydra.run.dir={run_dir}"],
+        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        worker = _child_running(psutil.Process(parent.pid), "twinbench.worker")
+        time.sleep(3)  # into its imports or its steps
+        parent.send_signal(signal.SIGTSTP)
+        deadline = time.monotonic() + 10
+        while worker.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert worker.status() == psutil.STATUS_STOPPED, "the worker kept running"
+        used = sum(worker.cpu_times()[:2])
+        time.sleep(2)
+        assert sum(worker.cpu_times()[:2]) == used, "a stopped worker used CPU"
+        parent.send_signal(signal.SIGCONT)
+        _, err = parent.communicate(timeout=300)
+        assert parent.returncode == 0, err[-2000:]
+        record = json.loads((run_dir / "result.json").read_text())
+        assert record["status"] == "ok" and len(record["suspended_s"]) == 1
+        assert record["suspended_s"][0] >= 2 and "was suspended for" in err
+    finally:
+        if parent.poll() is None:
+            parent.send_signal(signal.SIGCONT)
+            parent.kill()
+
+
+def _child_running(parent: psutil.Process, marker: str, timeout_s: float = 120) -> psutil.Process:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for child in parent.children(recursive=True):
+            try:
+                if any(marker in part for part in child.cmdline()):
+                    return child
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.2)
+    raise AssertionError(f"no {marker} process started")

@@ -10,10 +10,14 @@ Two mechanisms, because either alone leaves a gap:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from types import FrameType
 
 PARENT_PID_ENV = "TWINBENCH_PARENT_PID"
@@ -55,6 +59,36 @@ def child_env(env: dict[str, str]) -> dict[str, str]:
     """The environment for a process this one starts and that must die with it (a probe the
     worker runs): the child's die_with_parent then checks against this process, not ours."""
     return {**env, PARENT_PID_ENV: str(os.getpid())}
+
+
+@contextlib.contextmanager
+def suspend_together(pgid: int, pauses: list[float]) -> Iterator[None]:
+    """Ctrl-Z stops the worker with the parent, and `fg` resumes both.
+
+    The worker runs in its own session, so a terminal's SIGTSTP reached only the parent while
+    the worker kept training, unwatched. Here the parent stops the worker's whole group, then
+    itself; on SIGCONT it resumes the group and appends the pause's length to `pauses` (the
+    paused time is inside the worker's clock: the run is flagged, not silently timed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread; a launcher's thread cannot take them
+        return
+
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        start = time.monotonic()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # stops here; returns once resumed (SIGCONT)
+        signal.signal(signal.SIGTSTP, on_stop)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGCONT)
+        pauses.append(time.monotonic() - start)
+
+    previous = signal.signal(signal.SIGTSTP, on_stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTSTP, previous)
 
 
 def die_with_parent() -> None:

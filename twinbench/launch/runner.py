@@ -91,12 +91,14 @@ def start_worker(
     time_limit_s: float | None = None,
     quiet: bool = False,
     budget_env: dict[str, str] | None = None,
+    pauses: list[float] | None = None,
 ) -> tuple[int, list[str]]:
     """Run the worker; its stdout (progress) goes to logging and the terminal through
     live.Relay, its stderr to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
-    Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`.
+    Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`. A Ctrl-Z
+    stops the worker too; each pause's length is appended to `pauses`.
     """
     cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
@@ -131,7 +133,8 @@ def start_worker(
         )
         relay.start()
         try:
-            rc = proc.wait(timeout=time_limit_s)
+            with lifeline.suspend_together(proc.pid, [] if pauses is None else pauses):
+                rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             reader.join()
@@ -151,12 +154,14 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     _archive_existing(run_dir)
     results.write_atomic(run_dir / SPEC_FILE, config)  # a full disk leaves no partial spec
     result_path = run_dir / results.RESULT_FILE
+    pauses: list[float] = []
     try:
         rc, stderr_tail = start_worker(
             run_dir,
             spec.time_limit_s,
             bool(config.get("quiet")),
             budget_env=pinning.budget_environment(spec),
+            pauses=pauses,
         )
     except TimeLimitExceeded as exc:
         record = failed.failed_record(config, str(exc), error_kind="time_limit")
@@ -164,7 +169,7 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
         return record
     slurm.leave_if_preempted(rc)
     if result_path.exists():
-        return results.read(result_path)
+        return _flag_pauses(result_path, pauses)
     # The worker died before it could write anything (killed, out of memory, segfault).
     how = f"killed by signal {-rc}" if rc < 0 else f"exit code {rc}"
     if rc == -signal.SIGKILL:
@@ -177,13 +182,31 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     return record
 
 
+def _flag_pauses(result_path: Path, pauses: list[float]) -> dict[str, Any]:
+    """The worker's record; one that was suspended (Ctrl-Z) while it measured carries the
+    pauses, which its clock could not leave out, and says so on the terminal."""
+    record = results.read(result_path)
+    if pauses:
+        record["suspended_s"] = pauses
+        results.write_atomic(result_path, record)
+        print(
+            f"twinbench: warning: this run was suspended for {sum(pauses):.1f} s while it "
+            "measured; its times include the pause (recorded as suspended_s): re-run it with "
+            "force=true for a clean figure",
+            file=sys.stderr,
+            flush=True,
+        )
+    return record
+
+
 def _reusable(path: Path, key: str) -> dict[str, Any] | None:
     """A finished measurement of the same configuration, which a resumed sweep need not repeat."""
     try:
         record = results.read(path)
     except (OSError, ValueError):
         return None
-    return record if record.get("status") == "ok" and record.get("run_key") == key else None
+    clean = record.get("status") == "ok" and not record.get("suspended_s")  # a pause inside
+    return record if clean and record.get("run_key") == key else None
 
 
 def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
