@@ -112,7 +112,8 @@ def problems(cert: dict[str, Any]) -> list[str]:
         found.append(f"its weight bound {training['weight_bound']:.3g} is looser than {bound:.3g}")
     beyond, compared = int(training["weights_beyond_bound"]), int(training["weights_compared"])
     loss = float(training["loss_max_rel_diff"])
-    if beyond > tolerances.OUTLIER_FRACTION * compared or not loss <= tolerances.TRAIN_RTOL:
+    allowed = tolerances.outlier_fraction(model_config(cert["model"]))
+    if beyond > allowed * compared or not loss <= tolerances.TRAIN_RTOL:
         found.append(
             f"training: {beyond:,} of {compared:,} weights beyond the bound, losses {loss:.3g}"
         )

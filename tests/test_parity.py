@@ -53,7 +53,7 @@ def test_every_backend_runs_the_same_network_as_the_reference(certified, model, 
     training = report.training[tolerances.BASE]
     assert (
         training["weights_beyond_bound"]
-        <= tolerances.OUTLIER_FRACTION * training["weights_compared"]
+        <= tolerances.outlier_fraction(model_config(model)) * training["weights_compared"]
     )
     assert training["loss_max_rel_diff"] <= tolerances.TRAIN_RTOL
     assert training["lr_max_rel_diff"] <= tolerances.SCHEDULE_RTOL

@@ -14,12 +14,12 @@ from frameworks.tolerances import (
     FORWARD_ATOL,
     FORWARD_RTOL,
     MOVING_VARIANCE,
-    OUTLIER_FRACTION,
     REFERENCE,
     SCHEDULE_RTOL,
     STEPS,
     TRAIN_RTOL,
     moving_variance_excess,
+    outlier_fraction,
     tight_bound,
 )
 from models.catalog import model_config
@@ -58,6 +58,7 @@ def compare_training(
     b: dict[str, Any],
     steps: list[int],
     names: tuple[str, str],
+    allowed_outliers: float,
 ) -> tuple[dict[str, Any], list[str]]:
     """Training parity of one variant: the reference's (a) against another backend's (b) losses,
     final weights and learning-rate schedule; `names` are the two backends. Returns the figures
@@ -95,7 +96,7 @@ def compare_training(
             f"optimizer.formula {optimizer_formula.formula_of(opt)}: the APIs' built-in "
             f"{opt['name']} formulas differ, so training parity cannot hold"
         )
-    if beyond > OUTLIER_FRACTION * count or loss_rel > TRAIN_RTOL:
+    if beyond > allowed_outliers * count or loss_rel > TRAIN_RTOL:
         failures.append(
             f"training: {beyond:,} of {count:,} weights differ by more than {bound:.3g} "
             f"(up to {weight_diff:.3g}), losses by {loss_rel:.3g} relative (bound {TRAIN_RTOL:g})"
@@ -146,6 +147,7 @@ def _pair_report(
         _variant(out, BASE),
         out["schedule_steps"].tolist(),
         (reference, backend),
+        outlier_fraction(cfg),
     )
     report.training[BASE] = figures
     f.extend(failures)
@@ -180,6 +182,7 @@ def check_variants(
     label -> failures (empty where every backend the variant names agrees with the reference).
     The tolerances are those of the spec the reference ran."""
     outputs = run_stages(model_name, variants, reference)
+    allowed = outlier_fraction(model_config(model_name))
     result = {}
     for label, specs in variants.items():
         failures = []
@@ -191,6 +194,7 @@ def check_variants(
                 _variant(out, label),
                 out["schedule_steps"].tolist(),
                 (reference, backend),
+                allowed,
             )[1]
         result[label] = failures
     return result
