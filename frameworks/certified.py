@@ -137,6 +137,8 @@ def verdict(cert: Any) -> tuple[str, str | None]:
         claimed = cert["passed"]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return "invalid", f"incomplete ({type(exc).__name__}: {exc})"
+    except OSError:  # a model this checkout does not have: its allowance cannot be read
+        return "invalid", f"model {cert.get('model')!r} is not in this checkout"
     if claimed is True and found:
         return "invalid", "it says passed, but its figures fail: " + "; ".join(found)
     if claimed is True:
