@@ -77,9 +77,9 @@ def suspend_together(pgid: int, pauses: list[float]) -> Iterator[None]:
         start = time.monotonic()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGSTOP)
-        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTSTP)  # stops here; returns once resumed (SIGCONT)
-        signal.signal(signal.SIGTSTP, on_stop)
+        # SIGSTOP, not a re-raised SIGTSTP: the kernel discards SIGTSTP in a process group with
+        # no parent outside it (a CI job, a setsid launcher), and the parent would run on.
+        os.kill(os.getpid(), signal.SIGSTOP)  # stops here; returns once resumed (SIGCONT)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGCONT)
         pauses.append(time.monotonic() - start)
