@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from frameworks import settings
@@ -128,7 +132,21 @@ def test_default_settings_are_recorded_as_in_effect(tmp_path):
     }
     assert by_backend["torch"]["compile"] is False and by_backend["torch"]["mkldnn"] is True
     assert by_backend["tensorflow"]["xla"] is False  # Keras' "auto" is off on CPU
-    assert by_backend["tensorflow"]["onednn"] is True  # TensorFlow's default on x86
+    # TensorFlow's own default, read in a process of its own: on x86 it turns oneDNN on only
+    # where the CPU has the features it wants (AVX-512 VNNI/BF16, AMX), so off on an AVX2 CPU.
+    assert by_backend["tensorflow"]["onednn"] is tensorflow_onednn_default()
+
+
+def tensorflow_onednn_default() -> bool:
+    code = (
+        "from tensorflow.python.util import _pywrap_util_port\n"
+        "print(bool(_pywrap_util_port.IsMklEnabled()))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    return out.strip().splitlines()[-1] == "True"
 
 
 def test_every_registered_backend_has_a_conf_file_whose_settings_the_registry_allows(compose):
