@@ -23,6 +23,9 @@ from types import ModuleType
 
 from models.catalog import names
 
+# The two halves every model module defines (the docstring above): what a config's arch must fit.
+BUILDERS = ("torch_model", "keras_model")
+
 
 def get(name: str) -> ModuleType:
     if name not in names():

@@ -18,7 +18,7 @@ from twinbench.config.choices import ConfigError
 PINNING = "twinbench pins the run's cores itself (cpus=..., threads=...)"
 KERNELS = "it changes which kernels run; twinbench measures each library as installed"
 REFUSED: dict[str, str] = {
-    "TF_ENABLE_ONEDNN_OPTS": "use backend.onednn=true|false with backend=tensorflow",
+    "TF_ENABLE_ONEDNN_OPTS": "use the backend setting backend.onednn=true|false",
     "OMP_PLACES": PINNING,
     "OMP_PROC_BIND": PINNING,
     "GOMP_CPU_AFFINITY": PINNING,

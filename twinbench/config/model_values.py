@@ -39,7 +39,7 @@ def _fits_builders(name: str, arch: Mapping[str, Any]) -> None:
     """Every arch key is a parameter of both halves, and every parameter without a default is
     given: a model section written for another builder is refused before a framework loads."""
     module = models.get(name)
-    for builder in (module.torch_model, module.keras_model):
+    for builder in (getattr(module, half) for half in models.BUILDERS):
         params = inspect.signature(builder).parameters
         if any(p.kind is p.VAR_KEYWORD for p in params.values()):
             continue
