@@ -17,7 +17,7 @@ from pathlib import Path
 
 from twinbench.paths import REPO_ROOT
 
-GUIDES = REPO_ROOT / "docs" / "guides"
+PAGES_DIR = REPO_ROOT / "docs" / "guides"
 FILE_MARKER = re.compile(r"^# file: (\S+)$")
 FENCE = re.compile(r"^(```|~~~)")
 INLINE = re.compile(r"`([^`\n]+)`")

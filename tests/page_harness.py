@@ -28,7 +28,7 @@ from types import ModuleType
 from tests import guide_pages
 from twinbench.paths import REPO_ROOT
 
-PAGE = guide_pages.GUIDES / "adding-a-workload.md"
+PAGE = guide_pages.PAGES_DIR / "adding-a-workload.md"
 # What models/__init__.py's docstring requires of every model module.
 REQUIRED = ("torch_model", "keras_model", "OUTPUT", "LAYERS")
 HALVES = ("torch_model", "keras_model")

@@ -20,7 +20,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_path_and_symbol_a_guide_names_exists(page):
-    text = (guide_pages.GUIDES / page).read_text()
+    text = (guide_pages.PAGES_DIR / page).read_text()
     assert guide_pages.named_paths(text), "the page names no path: is the checker still reading it?"
     assert guide_pages.named_symbols(text), "the page names no symbol"
     assert guide_pages.missing_names(text) == []
@@ -28,11 +28,11 @@ def test_every_path_and_symbol_a_guide_names_exists(page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_guide_links_only_to_guides_that_exist(page):
-    text = (guide_pages.GUIDES / page).read_text()
+    text = (guide_pages.PAGES_DIR / page).read_text()
     for target in LINK.findall(guide_pages.split_fences(text)[1]):
         path = target.split("#")[0]
         assert "/" not in path and path.endswith(".md"), target
-        assert (guide_pages.GUIDES / path).is_file(), target
+        assert (guide_pages.PAGES_DIR / path).is_file(), target
 
 
 def test_a_renamed_path_or_symbol_is_reported_by_name():

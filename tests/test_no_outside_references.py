@@ -53,7 +53,7 @@ def test_the_check_finds_a_planted_reference():
     planted = {
         "x.py": "# see " + notes + " §3\n",
         "y.md": "[a](" + sibling + "/z)\n",
-        "z.py": "GUIDES = 'docs/guides'\n",  # our own guides folder: not a reference
+        "z.py": "guides = 'docs/guides'\n",  # our own guides folder: not a reference
     }
     assert offenders(planted) == [
         "x.py:1: " + planted["x.py"].strip(),
