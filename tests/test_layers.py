@@ -4,7 +4,8 @@ Bottom to top (docs/architecture.md draws the same picture):
 
     paths        twinbench.paths: where conf/ and results/ live; imports nothing of the project
     leaves       models (with their FLOP rules and the model-config loader), benchdata, and the
-                 framework-free base the analysis reads too: twinbench.result, .stats, .sequential, .ui
+                 framework-free base the analysis reads too: twinbench.result, .stats,
+                 .sequential, .ui
     frameworks   one adapter per backend, and the registry
     core         twinbench.machine, .config, .worker, .measure, .launch, .parity   | analysis
     entry        twinbench.cli (the only place that imports both core and analysis),

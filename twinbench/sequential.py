@@ -92,9 +92,10 @@ class Design:
 
 
 def load_design(path: Path = CONFIG, **overrides: Any) -> Design:
-    """The design in conf/ (or `path`), with `overrides` (e.g. margin=0.1) applied on top."""
+    """The design in conf/ (or `path`), with `overrides` (e.g. margin=0.1, max_seconds=None)
+    applied on top."""
     data = yaml.safe_load(Path(path).read_text()) or {}
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    data.update(overrides)
     unknown = set(data) - set(Design.__dataclass_fields__)
     if unknown:
         raise ValueError(f"{path}: unknown decision keys {sorted(unknown)}")
