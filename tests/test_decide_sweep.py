@@ -141,3 +141,11 @@ def test_the_seconds_budget_ends_a_series_undecided() -> None:
     assert not s.done
     s.add({"torch": _record(0.011, 1.0), "tensorflow": _record(0.010, 1.0)}, 6.0)
     assert s.done and s.decision is not None and s.decision.stopped_by == "max_seconds"
+
+
+def test_the_noise_floor_is_stated_with_the_verdict() -> None:
+    s = decide.Series("cpus=1", Design(max_pairs=2, max_seconds=None), 2, floor="noise floor: X")
+    for _ in range(2):
+        s.add({"torch": _record(0.010, 1.0), "tensorflow": _record(0.011, 1.0)}, 1.0)
+    assert s.done and s.line().endswith("noise floor: X")
+    assert s.as_dict()["noise_floor"] == "noise floor: X"

@@ -189,11 +189,15 @@ class Decision:
                 else f"a margin of +-{self.resolvable_margin:.1%}"
             )
             verdict = f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
-        low = f"{self.ratio_low:.3f}" if math.isfinite(self.ratio_low) else "-"
-        high = f"{self.ratio_high:.3f}" if math.isfinite(self.ratio_high) else "-"
+        return f"{a}/{b} {self.measure} time {self.interval()}: {verdict}"
+
+    def interval(self) -> str:
+        """The ratio and its interval, or why there is no interval yet."""
+        if not 0 < self.ratio_low <= self.ratio_high < math.inf:
+            return f"{self.ratio:.3f} (no interval from {self.pairs} pair(s): too few)"
         return (
-            f"{a}/{b} {self.measure} time {self.ratio:.3f} [{low}, {high}] "
-            f"({1 - self.alpha:.0%} confidence sequence, {self.pairs} pairs): {verdict}"
+            f"{self.ratio:.3f} [{self.ratio_low:.3f}, {self.ratio_high:.3f}] "
+            f"({1 - self.alpha:.0%} confidence sequence, {self.pairs} pairs)"
         )
 
 

@@ -1,7 +1,7 @@
 """Decisions inside an interleaved sweep: each series of pairs stops once it has its answer.
 
 A series is what a pair's runs share (the sweep's configuration but the framework, e.g. one core
-count). After each pair the series' time ratio A/B (A: the report's reference framework, torch)
+count). After each pair the series' time ratio A/B (A: the report's reference framework)
 goes to twinbench.sequential, whose confidence sequence stays valid however often it is looked at; a
 series that has decided, or spent its budget (pairs or seconds of its own pairs), gets no more
 pairs, and the sweeper drops its remaining rounds. The wall-time ratio (the runs' median steady
@@ -50,6 +50,7 @@ class Series:
     incomplete: int = 0  # pairs with a failed or missing half
     seconds: float = 0.0
     decision: Decision | None = None
+    floor: str | None = None  # the cached noise floor, as one line (twinbench/measure/noise.py)
 
     def add(self, records: dict[str, dict[str, Any]], seconds: float) -> None:
         """One pair's records by backend, and how long the pair took."""
@@ -101,11 +102,13 @@ class Series:
             o = decide_sequence(beside, self.design, self.decision.stopped_by)
             what = "training CPU time" if other == "cpu" else "wall time"
             text += (
-                f"\n    {what} {self.a}/{self.b} {o.ratio:.3f} [{o.ratio_low:.3f}, "
-                f"{o.ratio_high:.3f}] over the same pairs (reported beside it, not deciding)"
+                f"\n    {what} {self.a}/{self.b} {o.interval()} over the same pairs (reported "
+                f"beside it, not deciding)"
             )
         if self.incomplete:
             text += f"\n    {self.incomplete} pair(s) with a failed half left out"
+        if self.floor:
+            text += f"\n    {self.floor}"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -118,6 +121,7 @@ class Series:
             "incomplete": self.incomplete,
             "seconds": self.seconds,
             "max_pairs": self.max_pairs,
+            "noise_floor": self.floor,
             "decision": None if self.decision is None else self.decision.as_dict(),
         }
 
@@ -172,6 +176,7 @@ def render(sweep_dir: Path) -> str | None:
         series = Series(s["series"], design, s["max_pairs"], s["a"], s["b"])
         series.ratios = {"wall": s["wall_ratios"], "cpu": s["cpu_ratios"]}
         series.incomplete, series.seconds = s["incomplete"], s["seconds"]
+        series.floor = s.get("noise_floor")
         series.decision = None if s["decision"] is None else Decision(**s["decision"])
         lines.append("  " + series.line().replace("\n", "\n  "))
     return "\n".join(lines)

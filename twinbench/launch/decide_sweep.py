@@ -18,6 +18,8 @@ from omegaconf import OmegaConf
 from twinbench.launch.decide import Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
+from twinbench.machine import cpu, environment
+from twinbench.measure import noise
 from twinbench.result import results
 from twinbench.sequential import load_design
 
@@ -64,6 +66,21 @@ def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
     return str(OmegaConf.select(cfg, "backend.name")), record
 
 
+def floor_line(sweeper: Any, job: list[str], measure: str, margin: float) -> str | None:
+    """The cached noise floor of this series' machine and workload, as one line (None: its
+    config cannot be composed here, as in the tests' stand-in sweeper)."""
+    try:
+        cfg = sweeper.hydra_context.config_loader.load_sweep_config(sweeper.config, list(job))
+    except Exception:  # any composition failure shows in the job itself, as one line
+        return None
+    model = OmegaConf.select(cfg, "model.name")
+    epochs = OmegaConf.select(cfg, "epochs") or OmegaConf.select(cfg, "model.epochs")
+    cores = OmegaConf.select(cfg, "cpus") or len(cpu.allowed_cpus())
+    workload = noise.workload_key(model, epochs, OmegaConf.select(cfg, "max_steps"), cores)
+    record = noise.read_floor(environment.describe()["fingerprint"], workload)
+    return noise.describe(record, measure, margin)
+
+
 def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     """BasicSweeper.sweep with a decision after every pair (see the module's docstring)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -82,7 +99,11 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     keys = [_split(b[0])[0] for b in batches if b]
     names = labels(sorted(set(keys)))
     for key in names:
-        tracker.open(key, names[key], sum(1 for k in keys if k == key))
+        series = tracker.open(key, names[key], sum(1 for k in keys if k == key))
+        first = next(b[0] for b in batches if b and _split(b[0])[0] == key)
+        series.floor = floor_line(sweeper, first, design.measure, design.margin)
+        if series.floor:  # said before the first pair: a margin below it cannot be decided
+            print(f"decide: {series.label}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
     print(
         f"decide: up to {most} pairs or {design.max_seconds} s per series, each "
