@@ -149,3 +149,14 @@ def test_the_noise_floor_is_stated_with_the_verdict() -> None:
         s.add({"torch": _record(0.010, 1.0), "tensorflow": _record(0.011, 1.0)}, 1.0)
     assert s.done and s.line().endswith("noise floor: X")
     assert s.as_dict()["noise_floor"] == "noise floor: X"
+
+
+def test_the_report_section_reads_the_same_decisions(swept: dict[str, Any]) -> None:
+    from analysis.render.sections import decisions
+
+    rows = {r["series"]: r for r in decisions.rows([swept["root"]])}
+    assert rows["cpus=1"]["outcome"] == "torch faster than tensorflow by more than 5%"
+    assert rows["cpus=2"]["stopped_by"] == "max_pairs" and rows["cpus=2"]["pairs"] == 12
+    assert rows["cpus=1"]["beside"].startswith("cpu: ")
+    assert rows["cpus=1"]["noise_floor"] == "not calibrated"
+    assert decisions.FILE == decide.DECISIONS_FILE

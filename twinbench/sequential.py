@@ -175,21 +175,23 @@ class Decision:
 
     def line(self, a: str = "A", b: str = "B") -> str:
         """One line: the verdict, its interval, pairs and what ended the sequence."""
+        return f"{a}/{b} {self.measure} time {self.interval()}: {self.verdict(a, b)}"
+
+    def verdict(self, a: str = "A", b: str = "B") -> str:
+        """The outcome in words; an undecided one says the margin its pairs could resolve."""
         verdicts = {
             "a_faster": f"{a} faster than {b} by more than {self.margin:.0%}",
             "b_faster": f"{b} faster than {a} by more than {self.margin:.0%}",
             "equivalent": f"{a} and {b} equivalent within +-{self.margin:.0%}",
         }
         if self.outcome in verdicts:
-            verdict = verdicts[self.outcome]
-        else:
-            resolvable = (
-                "no margin"
-                if self.resolvable_margin is None
-                else f"a margin of +-{self.resolvable_margin:.1%}"
-            )
-            verdict = f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
-        return f"{a}/{b} {self.measure} time {self.interval()}: {verdict}"
+            return verdicts[self.outcome]
+        resolvable = (
+            "no margin"
+            if self.resolvable_margin is None
+            else f"a margin of +-{self.resolvable_margin:.1%}"
+        )
+        return f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
 
     def interval(self) -> str:
         """The ratio and its interval, or why there is no interval yet."""
