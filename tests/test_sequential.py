@@ -146,3 +146,12 @@ def test_the_shipped_design_loads_and_bad_values_are_refused() -> None:
         Design(margin=0.0)
     with pytest.raises(ValueError, match="measure"):
         Design(measure="cycles")
+
+
+def test_the_speed_benchmarks_rows_carry_the_decision_on_their_pairs() -> None:
+    from benchmarks import pairs
+
+    samples = [(pairs.Sample(1.0, 2.0), pairs.Sample(1.5, 3.0)) for _ in range(8)]
+    s = pairs.summarise(samples)
+    assert s["decision"]["outcome"] == "a_faster" and s["decision"]["pairs"] <= 8
+    assert "decision: A/B wall time" in pairs.line("row", s)
