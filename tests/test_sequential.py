@@ -155,3 +155,19 @@ def test_the_speed_benchmarks_rows_carry_the_decision_on_their_pairs() -> None:
     s = pairs.summarise(samples)
     assert s["decision"]["outcome"] == "a_faster" and s["decision"]["pairs"] <= 8
     assert "decision: A/B wall time" in pairs.line("row", s)
+
+
+def test_the_interval_ends_where_the_mixture_martingale_reaches_one_over_alpha() -> None:
+    """The closed form against its definition: M_n(m) = sqrt(c/(n+c)) (1 - T^2/((n+c)S))^(-n/2)
+    with T, S the sum and sum of squares of x - m is exactly 1/alpha at both ends, below inside."""
+    x = np.random.default_rng(0).normal(0.1, 0.05, 9)
+    d = Design(max_seconds=None)
+    low, high = (float(b[0, -1]) for b in seq.running_bounds(x, d))
+
+    def martingale(m: float) -> float:
+        t, s, n, c = (x - m).sum(), ((x - m) ** 2).sum(), x.size, d.prior_precision
+        return math.sqrt(c / (n + c)) * (1 - t * t / ((n + c) * s)) ** (-n / 2)
+
+    assert martingale(low) == pytest.approx(1 / d.alpha)
+    assert martingale(high) == pytest.approx(1 / d.alpha)
+    assert martingale((low + high) / 2) < 1 / d.alpha
