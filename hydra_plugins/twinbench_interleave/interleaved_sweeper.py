@@ -3,7 +3,7 @@
 The jobs are the basic sweeper's cartesian product; twinbench.launch.interleave orders them (and
 why). With `decide: true` (conf/experiment/compare.yaml) the sweep runs pair by pair and stops
 each series once it has decided or spent its budget (twinbench.launch.decide); `decision:` takes
-overrides of conf/decision/default.yaml (e.g. hydra.sweeper.decision.margin=0.1).
+overrides of conf/decision/default.yaml (e.g. +hydra.sweeper.decision.margin=0.1).
 Hydra loads sweepers only from the `hydra_plugins` package, hence this module's place; select it
 with `hydra/sweeper=interleaved` (twinbench's default) or go back with `hydra/sweeper=basic`.
 """
