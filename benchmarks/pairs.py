@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twinbench import stats
+from twinbench import sequential, stats
 from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
@@ -170,6 +170,14 @@ def summarise(pairs: list[tuple[Sample, Sample]]) -> dict[str, Any]:
         "ratio": wall.as_dict(),
         "cpu_ratio": cpu.as_dict(),
         "verdict": verdict(wall),
+        # The three-way decision of conf/decision/default.yaml on the same pairs (its confidence
+        # sequence is valid at whatever pair count the row stopped): faster beyond the margin,
+        # equivalent within it, or undecided with the margin these pairs resolve.
+        "decision": sequential.decide_sequence(
+            [x / y for x, y in zip(a_t, b_t, strict=True)],
+            sequential.load_design(max_seconds=None),
+            stopped_by="max_pairs",
+        ).as_dict(),
         "a_modes": stats.modes(a_t),
         "b_modes": stats.modes(b_t),
     }
@@ -182,6 +190,8 @@ def line(label: str, s: dict[str, Any]) -> str:
         f"({r['confidence']:.0%}, {s['pairs']} pairs)  process CPU ratio {c['median']:.3f} "
         f"[{c['ci_low']:.3f}, {c['ci_high']:.3f}]  {s['verdict']}"
     )
+    if s.get("decision"):
+        text += "\n    decision: " + sequential.Decision(**s["decision"]).line()
     for side in ("a", "b"):
         m = s[f"{side}_modes"]
         if m["multimodal"]:

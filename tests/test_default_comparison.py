@@ -17,9 +17,24 @@ def test_the_default_comparison_sweeps_both_frameworks_at_one_and_all_cores_and_
     assert exp.certify is True
 
 
+def test_the_default_comparison_decides_pair_by_pair_within_its_budget():
+    from twinbench.sequential import Design, half_widths, load_design
+
+    exp = OmegaConf.load(CONF_DIR / "experiment" / "compare.yaml")
+    assert exp.hydra.sweeper.decide is True
+    design = load_design(**exp.hydra.sweeper.decision)
+    assert isinstance(design, Design) and design.max_seconds <= 180  # two series in ~6 min
+    # Enough pairs for the confidence sequence to become finite (it is the whole line up to 4).
+    import numpy as np
+
+    n = np.arange(1, exp.repeats + 1, dtype=float)
+    finite = np.isfinite(half_widths(n, np.ones_like(n), design.alpha, design.prior_precision))
+    assert finite.any() and exp.repeats >= 6
+
+
 def test_the_experiment_composes_with_the_rest_of_conf(compose):
     cfg = compose("+experiment=compare", "model=cnn")
-    assert cfg["certify"] is True and cfg["epochs"] == 5 and cfg["model"]["name"] == "cnn"
+    assert cfg["certify"] is True and cfg["epochs"] == 2 and cfg["model"]["name"] == "cnn"
 
 
 def test_its_settings_stay_out_of_the_run_identity_and_the_job_dirs():

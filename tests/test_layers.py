@@ -4,7 +4,8 @@ Bottom to top (docs/architecture.md draws the same picture):
 
     paths        twinbench.paths: where conf/ and results/ live; imports nothing of the project
     leaves       models (with their FLOP rules and the model-config loader), benchdata, and the
-                 framework-free base the analysis reads too: twinbench.result, .stats, .ui
+                 framework-free base the analysis reads too: twinbench.result, .stats,
+                 .sequential, .ui
     frameworks   one adapter per backend, and the registry
     core         twinbench.machine, .config, .worker, .measure, .launch, .parity   | analysis
     entry        twinbench.cli (the only place that imports both core and analysis),
@@ -25,7 +26,17 @@ from twinbench.paths import REPO_ROOT
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("paths", ("twinbench.paths", "twinbench")),
-    ("leaves", ("models", "benchdata", "twinbench.result", "twinbench.stats", "twinbench.ui")),
+    (
+        "leaves",
+        (
+            "models",
+            "benchdata",
+            "twinbench.result",
+            "twinbench.stats",
+            "twinbench.sequential",
+            "twinbench.ui",
+        ),
+    ),
     ("frameworks", ("frameworks",)),
     (
         "core",

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from analysis.compute import effects, pipeline, pricing, summary
-from analysis.compute.scaling import laws, observations, predictions, series, validation
+from analysis.compute.scaling import honest, laws, observations, predictions, series, validation
 from analysis.load.table import runs_table
 from tests.test_analysis_legacy import REFERENCE, needs_reference
 from twinbench.paths import REPO_ROOT
@@ -39,6 +39,7 @@ def usl(t1: float, sigma: float, kappa: float, n: float) -> float:
 
 
 def series_model(cores, times, fits=None) -> series.SeriesModel:
+    """Every (cores, time) taken as one run's: the same fit gives the prediction intervals."""
     fits = fits or [laws.fit(law, cores, times) for law in laws.LAWS]
     key = dict(source="s", workload="w", machine="m", backend="torch", settings="{}",
                settings_label="default")  # fmt: skip
@@ -48,6 +49,8 @@ def series_model(cores, times, fits=None) -> series.SeriesModel:
         reference_cpus=float(min(cores)),
         fits=fits,
         chosen=laws.choose(fits),
+        run_fit=laws.choose(fits),
+        run_cores=[float(c) for c in cores],
     )
 
 
@@ -78,15 +81,17 @@ def test_predictions_label_extrapolation_and_cover_the_truth_inside_the_range():
     model = series_model(cores, times)
     table = pricing.load(pricing.LEGACY_TABLE)
     p = predictions.predict(model, [1, 2, 8, 16, 64], 0.95, table).set_index("cpus")
+    # 64 cores is 4x the most measured: out of range, a point value and no interval.
     assert list(p["range"]) == [series.EXTRAPOLATED, series.MEASURED_RANGE,
                                 series.MEASURED_RANGE, series.MEASURED_RANGE,
-                                series.EXTRAPOLATED]  # fmt: skip
+                                honest.OUT_OF_RANGE]  # fmt: skip
+    assert math.isnan(p.loc[64, "predicted_time_low"]) and p.loc[64, "predicted_time"] > 0
     assert (
         p.loc[8, "predicted_time_low"] <= amdahl(200.0, 0.95, 8) <= p.loc[8, "predicted_time_high"]
     )
     # The band widens with the distance from the measurements.
     width = (p["predicted_time_high"] - p["predicted_time_low"]) / p["predicted_time"]
-    assert width[64] > width[16]
+    assert width[1] > width[8]
     rate = table.per_second("cpu", 64)
     assert p.loc[64, "predicted_cost"] == pytest.approx(p.loc[64, "predicted_time"] * rate)
 
@@ -140,7 +145,8 @@ def test_the_report_draws_fits_with_an_extrapolated_band(tmp_path):
     an = pipeline.analyze(runs, pipeline.Options(inputs=[REFERENCE]))
     assert an.scaling is not None and len(an.scaling.series) == 6
     preds = an.scaling.predictions
-    assert set(preds.loc[preds["cpus"] > 64, "range"]) == {series.EXTRAPOLATED}
+    assert set(preds.loc[preds["cpus"] == 128, "range"]) == {series.EXTRAPOLATED}
+    assert set(preds.loc[preds["cpus"] > 128, "range"]) == {honest.OUT_OF_RANGE}
     assert set(preds.loc[preds["cpus"].isin([8, 16, 32, 64]), "range"]) == {series.MEASURED_RANGE}
     assert not math.isnan(preds["predicted_cost"].iloc[0])
 

@@ -11,6 +11,7 @@ from analysis.compute import api_runtime, layers, machine_peak, speed_of_light
 from analysis.render import explain, scaling_report
 from analysis.render.page import Section
 from analysis.render.sections import (
+    decisions,
     environment,
     framework,
     hardware,
@@ -26,6 +27,7 @@ from analysis.render.sections import (
 
 SECTIONS: list[Section] = [
     Section("verdict", "verdict", explain.section_verdict),  # the verdict leads the report
+    decisions.SECTION,  # a deciding sweep's outcomes, beside the verdict
     relative.SECTION,
     legacy.SECTION,
     framework.SECTION,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import analysis.__main__ as analysis_cli
 from frameworks.registry import REFERENCE
-from twinbench.cli import bench, curves
+from twinbench.cli import bench, calibrate, curves
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
 
@@ -150,6 +150,13 @@ COMMANDS: dict[str, Command] = {
             *_analysis("mlflow"),
         ),
         Command("curves", curves.SUMMARY, curves.__doc__ or "", curves.add_arguments, curves.run),
+        Command(
+            "calibrate",
+            calibrate.SUMMARY,
+            calibrate.__doc__ or "",
+            calibrate.add_arguments,
+            calibrate.run,
+        ),
         Command(
             "bench",
             "run one of benchmarks/, twinbench measuring itself (twinbench bench --help: the list)",

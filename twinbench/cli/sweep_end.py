@@ -23,7 +23,7 @@ from analysis.errors import AnalysisError
 from analysis.load import records as records_module
 from analysis.load.table import failures, frame, load_results
 from analysis.render import terminal
-from twinbench.launch import interleave, planner, slurm
+from twinbench.launch import decide, interleave, planner, slurm
 from twinbench.parity import certificates, compare
 from twinbench.ui import progress
 
@@ -111,6 +111,9 @@ class SweepSummary(Callback):
         if config.get("certify"):
             certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
         print("\n" + comparison_table(records), flush=True)
+        verdicts = decide.render(sweep_dir)  # a deciding sweep (+experiment=compare)
+        if verdicts:
+            print("\n" + verdicts, flush=True)
         from twinbench.ui import progress
 
         sweep_log = logging.getLogger("twinbench.sweep")

@@ -1,5 +1,10 @@
 """Predictions from a series' chosen law: time with its interval, speed-up and cost at given core
-counts (labelled extrapolated outside the measured ones), and the cheapest and fastest of them."""
+counts (labelled extrapolated outside the measured ones), and the cheapest and fastest of them.
+
+The interval is for one new run and holds run-to-run variation (honest.py); where none can be
+honest (fewer than 3 core counts, more than 2x beyond the measured ones) the row is labelled
+`out of range`, keeps the law's point value and has no interval, and never counts as cheapest
+or fastest."""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.compute.pricing import PriceTable
+from analysis.compute.scaling.honest import MIN_CORE_COUNTS, OUT_OF_RANGE, in_range
+from analysis.compute.scaling.honest import prediction_interval as interval
 from analysis.compute.scaling.series import EXTRAPOLATED, MEASURED_RANGE, SERIES, SeriesModel
 
 
@@ -21,12 +28,12 @@ def predict(
     if f is None:
         return pd.DataFrame()
     n = np.asarray(cores, dtype=float)
-    log_t, se = f.log_time(n), f.log_time_se(n)
-    q = f.t_quantile(confidence)
     rows = []
-    for c, lt, e in zip(n, log_t, se, strict=True):
+    for c, lt in zip(n, f.log_time(n), strict=True):
         rate = price.per_second("cpu", c) if price is not None else None
-        time, low, high = math.exp(lt), math.exp(lt - q * e), math.exp(lt + q * e)
+        time = math.exp(lt)
+        given = interval(s.run_fit, c, s.run_cores, confidence) if s.run_fit else None
+        low, high = (given[1], given[2]) if given else (math.nan, math.nan)
         rows.append(
             {
                 **s.key,
@@ -39,14 +46,23 @@ def predict(
                 "predicted_cost": time * rate if rate is not None else math.nan,
                 "predicted_cost_low": low * rate if rate is not None else math.nan,
                 "predicted_cost_high": high * rate if rate is not None else math.nan,
-                "range": EXTRAPOLATED if s.is_extrapolated(c) else MEASURED_RANGE,
+                "range": _range(s, c),
             }
         )
     return pd.DataFrame(rows)
 
 
+def _range(s: SeriesModel, cores: float) -> str:
+    if len(set(s.measured_cores)) < MIN_CORE_COUNTS or not in_range(cores, s.measured_cores):
+        return OUT_OF_RANGE
+    return EXTRAPOLATED if s.is_extrapolated(cores) else MEASURED_RANGE
+
+
 def optimal_table(predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per series: the core count with the lowest predicted cost, and with the lowest time."""
+    """Per series: the core count with the lowest predicted cost, and with the lowest time
+    (among the predictions in range: an out-of-range optimum is no finding)."""
+    if not predictions.empty:
+        predictions = predictions[predictions["range"] != OUT_OF_RANGE]
     if predictions.empty:
         return pd.DataFrame()
     rows = []

@@ -4,11 +4,12 @@ both laws fitted to it and the one chosen."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from analysis.compute.scaling.honest import run_observations
 from analysis.compute.scaling.laws import LAWS, Fit, choose, fit
 from analysis.compute.scaling.observations import observations
 from analysis.compute.scaling.settings import Settings
@@ -25,6 +26,10 @@ class SeriesModel:
     reference_cpus: float
     fits: list[Fit]
     chosen: Fit | None
+    # The law fitted with one observation per run: the source of the prediction intervals,
+    # which hold run-to-run variation (honest.py); None: no interval is given.
+    run_fit: Fit | None = None
+    run_cores: list[float] = field(default_factory=list)
 
     @property
     def reference_time(self) -> float:
@@ -60,6 +65,7 @@ def model_series(
         ]
         cores, times = observations(chosen_runs)
         fits = [fit(law, cores, times) for law in LAWS]
+        run_cores, run_times = run_observations(chosen_runs)
         ref = series.sort_values("cpus").iloc[0]
         out.append(
             SeriesModel(
@@ -68,6 +74,8 @@ def model_series(
                 reference_cpus=float(ref["cpus"]),
                 fits=fits,
                 chosen=choose(fits),
+                run_fit=choose([fit(law, run_cores, run_times) for law in LAWS]),
+                run_cores=run_cores,
             )
         )
     return out

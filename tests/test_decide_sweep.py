@@ -1,0 +1,162 @@
+"""A deciding sweep (+experiment=compare): pair by pair, each series stops once decided.
+
+No worker runs here: a fake launcher writes the records a pair would, so the loop, the budget,
+the verdict lines and decisions.json are checked in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from omegaconf import OmegaConf
+
+from twinbench.launch import decide
+from twinbench.launch.decide_sweep import labels, pair_batches, run_deciding
+from twinbench.sequential import Design
+
+
+def _record(step_s: float, cpu_s: float, status: str = "ok") -> dict[str, Any]:
+    return {
+        "status": status,
+        "timing": {"steady_step_s": {"median": step_s}},
+        "resources": {"cpu_time_training_s": cpu_s},
+    }
+
+
+def _jobs(series: list[str], rounds: int) -> list[list[str]]:
+    """The interleaved order: round by round, each series' two frameworks side by side."""
+    return [
+        [f"backend={b}", s, f"repeat_slot={r}"]
+        for r in range(rounds)
+        for s in series
+        for b in ("torch", "tensorflow")
+    ]
+
+
+class FakeLauncher:
+    """Writes each job's result.json where the runner would, with a time per backend."""
+
+    def __init__(self, root: Path, times: dict[tuple[str, str], list[float]]) -> None:
+        self.root, self.times, self.launched = root, times, []
+
+    def launch(self, batch: list[list[str]], initial_job_idx: int) -> list[Any]:
+        out = []
+        for job in batch:
+            o = dict(x.split("=", 1) for x in job)
+            slot, backend, series = int(o["repeat_slot"]), o["backend"], f"cpus={o['cpus']}"
+            run_dir = self.root / f"{backend}_{series}"
+            step = self.times[(backend, series)][slot]
+            path = run_dir / f"repeat-{slot}" / "result.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(_record(step, step * 100)))
+            self.launched.append(job)
+            cfg = OmegaConf.create(
+                {"repeats": 12, "repeat_slot": slot, "backend": {"name": backend}}
+            )
+            hydra_cfg = OmegaConf.create({"hydra": {"runtime": {"output_dir": str(run_dir)}}})
+            out.append(SimpleNamespace(cfg=cfg, hydra_cfg=hydra_cfg))
+        return out
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One sweep of two series: cpus=1 where torch is twice as fast (decides early), cpus=2
+    where both take the same time within +-10% (cannot decide in its 12 pairs)."""
+    root = tmp_path_factory.mktemp("sweep")
+    wobble = [1.0, 1.1, 0.92, 1.07, 0.95, 1.09, 0.9, 1.02, 0.97, 1.1, 0.91, 1.05]
+    times = {
+        ("torch", "cpus=1"): [0.010 * (1 + 0.01 * (i % 3)) for i in range(12)],
+        ("tensorflow", "cpus=1"): [0.020] * 12,
+        ("torch", "cpus=2"): [0.010 * w for w in wobble],
+        ("tensorflow", "cpus=2"): [0.010] * 12,
+    }
+    launcher = FakeLauncher(root, times)
+    sweeper = SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
+        launcher=launcher,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], 12)),
+        validate_batch_is_legal=lambda _b: None,
+    )
+    run_deciding(sweeper, [])
+    body = json.loads((root / decide.DECISIONS_FILE).read_text())
+    return {"root": root, "launched": launcher.launched, "body": body}
+
+
+def test_pairs_are_cut_per_series_and_round() -> None:
+    batches = pair_batches(_jobs(["cpus=1", "cpus=2"], 2))
+    assert [len(b) for b in batches] == [2, 2, 2, 2]
+    assert {j[1] for j in batches[1]} == {"cpus=2"}
+
+
+def test_series_are_named_by_what_tells_them_apart() -> None:
+    keys = [("cpus=1", "model=mlp"), ("cpus=2", "model=mlp")]
+    assert labels(keys) == {keys[0]: "cpus=1", keys[1]: "cpus=2"}
+
+
+def test_a_clear_series_stops_early_and_the_other_runs_its_budget(swept: dict[str, Any]) -> None:
+    series = {s["series"]: s for s in swept["body"]["series"]}
+    fast, same = series["cpus=1"], series["cpus=2"]
+    assert fast["decision"]["outcome"] == "a_faster" and fast["a"] == "torch"
+    assert fast["decision"]["stopped_by"] == "decided" and len(fast["wall_ratios"]) < 12
+    assert same["decision"]["outcome"] == "undecided"
+    assert same["decision"]["stopped_by"] == "max_pairs" and len(same["wall_ratios"]) == 12
+    # The decided series' later rounds were never launched.
+    launched_fast = [j for j in swept["launched"] if "cpus=1" in j]
+    assert len(launched_fast) == 2 * len(fast["wall_ratios"])
+
+
+def test_the_cpu_ratio_is_kept_beside_the_wall_ratio(swept: dict[str, Any]) -> None:
+    fast = next(s for s in swept["body"]["series"] if s["series"] == "cpus=1")
+    assert fast["cpu_ratios"] == pytest.approx(fast["wall_ratios"])
+    assert swept["body"]["design"]["measure"] == "wall"
+
+
+def test_the_end_of_sweep_block_states_verdict_interval_pairs_and_resolvable_margin(
+    swept: dict[str, Any],
+) -> None:
+    text = decide.render(swept["root"])
+    assert text is not None
+    assert "torch faster than tensorflow by more than 5%" in text
+    assert "undecided at budget (max_pairs); these pairs resolve a margin of" in text
+    assert "training CPU time torch/tensorflow" in text
+    assert decide.render(swept["root"] / "nowhere") is None
+
+
+def test_a_failed_half_is_counted_not_divided() -> None:
+    s = decide.Series("cpus=1", Design(max_pairs=3, max_seconds=None), 3)
+    s.add({"torch": _record(0.01, 1.0), "tensorflow": _record(0.0, 0.0, "failed")}, 1.0)
+    assert s.incomplete == 1 and s.ratios["wall"] == [] and not s.done
+
+
+def test_the_seconds_budget_ends_a_series_undecided() -> None:
+    s = decide.Series("cpus=1", Design(max_pairs=40, max_seconds=10), 40)
+    s.add({"torch": _record(0.010, 1.0), "tensorflow": _record(0.011, 1.0)}, 6.0)
+    assert not s.done
+    s.add({"torch": _record(0.011, 1.0), "tensorflow": _record(0.010, 1.0)}, 6.0)
+    assert s.done and s.decision is not None and s.decision.stopped_by == "max_seconds"
+
+
+def test_the_noise_floor_is_stated_with_the_verdict() -> None:
+    s = decide.Series("cpus=1", Design(max_pairs=2, max_seconds=None), 2, floor="noise floor: X")
+    for _ in range(2):
+        s.add({"torch": _record(0.010, 1.0), "tensorflow": _record(0.011, 1.0)}, 1.0)
+    assert s.done and s.line().endswith("noise floor: X")
+    assert s.as_dict()["noise_floor"] == "noise floor: X"
+
+
+def test_the_report_section_reads_the_same_decisions(swept: dict[str, Any]) -> None:
+    from analysis.render.sections import decisions
+
+    rows = {r["series"]: r for r in decisions.rows([swept["root"]])}
+    assert rows["cpus=1"]["outcome"] == "torch faster than tensorflow by more than 5%"
+    assert rows["cpus=2"]["stopped_by"] == "max_pairs" and rows["cpus=2"]["pairs"] == 12
+    assert rows["cpus=1"]["beside"].startswith("cpu: ")
+    assert rows["cpus=1"]["noise_floor"] == "not calibrated"
+    assert decisions.FILE == decide.DECISIONS_FILE

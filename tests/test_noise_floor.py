@@ -1,0 +1,64 @@
+"""The A/A noise floor (twinbench/measure/noise.py, `twinbench calibrate`): measured from one
+configuration against itself, cached per machine and workload, stated in every deciding sweep,
+and a margin below it flagged before the first pair. No training runs here: a stand-in run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twinbench.cli.commands import COMMANDS
+from twinbench.measure import noise
+from twinbench.sequential import Design
+
+DESIGN = Design(margin=0.05, max_pairs=20, max_seconds=None)
+
+
+def test_the_floor_grows_with_the_spread_and_shrinks_with_more_pairs() -> None:
+    quiet, loud = noise.floor_margin(0.01, 20, DESIGN), noise.floor_margin(0.05, 20, DESIGN)
+    assert quiet is not None and loud is not None and quiet < loud
+    assert noise.floor_margin(0.05, 40, DESIGN) < loud
+    assert noise.floor_margin(0.05, 3, DESIGN) is None  # 3 pairs: still the whole line
+
+
+def _calibrated(tmp_path: Path, wobble: list[float]) -> dict:
+    """A/A pairs whose first run takes wobble[i] times the second's."""
+
+    def run_one(i: int) -> dict[str, float]:
+        scale = wobble[i // 2] if i % 2 == 0 else 1.0
+        return {"wall": 0.01 * scale, "cpu": 1.0 * scale}
+
+    return noise.calibrate(
+        "AMD EPYC x2", "mlp-e2-sNone-cpus2", run_one, len(wobble), DESIGN, tmp_path,
+        say=lambda _: None, about={"backend": "torch"},
+    )  # fmt: skip
+
+
+def test_calibration_caches_the_spread_of_the_pairs_and_reads_it_back(tmp_path: Path) -> None:
+    record = _calibrated(tmp_path, [1.0, 1.04, 0.97, 1.02, 0.99, 1.01])
+    wall = record["measures"]["wall"]
+    assert wall["ratios"] == pytest.approx([1.0, 1.04, 0.97, 1.02, 0.99, 1.01])
+    assert 0.01 < wall["log_ratio_sd"] < 0.05
+    assert wall["floor_margin"] == pytest.approx(
+        noise.floor_margin(wall["log_ratio_sd"], 20, DESIGN)
+    )
+    again = noise.read_floor("AMD EPYC x2", "mlp-e2-sNone-cpus2", tmp_path)
+    assert again is not None and again["measures"] == record["measures"]
+    assert again["backend"] == "torch"
+    assert noise.read_floor("AMD EPYC x2", "mlp-e2-sNone-cpus1", tmp_path) is None
+
+
+def test_a_margin_below_the_floor_is_flagged_and_one_above_is_not(tmp_path: Path) -> None:
+    record = _calibrated(tmp_path, [1.0, 1.10, 0.90, 1.08, 0.93, 1.12])
+    floor = record["measures"]["wall"]["floor_margin"]
+    assert "WARNING" in noise.describe(record, "wall", margin=floor / 2)
+    assert "WARNING" not in noise.describe(record, "wall", margin=floor * 1.5)
+    assert "not calibrated" in noise.describe(None, "wall", margin=0.05)
+
+
+def test_calibrate_is_a_registered_command_that_refuses_too_few_pairs() -> None:
+    command = COMMANDS["calibrate"]
+    with pytest.raises(SystemExit) as exit_:
+        command.main(["--pairs", "2"], "twinbench calibrate")
+    assert exit_.value.code == 2

@@ -1,0 +1,182 @@
+"""Decisions inside an interleaved sweep: each series of pairs stops once it has its answer.
+
+A series is what a pair's runs share (the sweep's configuration but the framework, e.g. one core
+count). After each pair the series' time ratio A/B (A: the report's reference framework)
+goes to twinbench.sequential, whose confidence sequence stays valid however often it is looked at; a
+series that has decided, or spent its budget (pairs or seconds of its own pairs), gets no more
+pairs, and the sweeper drops its remaining rounds. The wall-time ratio (the runs' median steady
+steps) decides by default; the training CPU-time ratio is followed beside it and reported, and
+`measure: cpu` (conf/decision/default.yaml) makes it the one that decides.
+
+decisions.json in the sweep directory keeps every series' pairs, both ratios and its decision.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from frameworks.registry import REPORT_REFERENCE
+from twinbench.sequential import Decision, Design, decide_sequence
+
+DECISIONS_FILE = "decisions.json"
+
+
+def pair_value(record: dict[str, Any], measure: str) -> float | None:
+    """What a run contributes to its pair's ratio: the median steady step (wall) or the CPU
+    seconds of its training (cpu); None for a failed run or a missing figure."""
+    if record.get("status") != "ok":
+        return None
+    if measure == "wall":
+        value = ((record.get("timing") or {}).get("steady_step_s") or {}).get("median")
+    else:
+        value = (record.get("resources") or {}).get("cpu_time_training_s")
+    return float(value) if value and value > 0 else None
+
+
+@dataclass
+class Series:
+    """One series' pairs so far, and its decision once it has one."""
+
+    label: str
+    design: Design
+    max_pairs: int  # the design's, or the sweep's repeats where those are fewer
+    a: str | None = None
+    b: str | None = None
+    ratios: dict[str, list[float]] = field(default_factory=lambda: {"wall": [], "cpu": []})
+    incomplete: int = 0  # pairs with a failed or missing half
+    seconds: float = 0.0
+    decision: Decision | None = None
+    floor: str | None = None  # the cached noise floor, as one line (twinbench/measure/noise.py)
+
+    def add(self, records: dict[str, dict[str, Any]], seconds: float) -> None:
+        """One pair's records by backend, and how long the pair took."""
+        self.seconds += seconds
+        names = sorted(records, key=lambda n: (n != REPORT_REFERENCE, n))
+        if len(names) != 2:
+            self.incomplete += 1
+            return self._settle()
+        self.a, self.b = names
+        values = {
+            m: (pair_value(records[self.a], m), pair_value(records[self.b], m)) for m in self.ratios
+        }
+        if any(x is None for v in values.values() for x in v):
+            self.incomplete += 1
+            return self._settle()
+        for m, (x, y) in values.items():
+            self.ratios[m].append(x / y)
+        self._settle()
+
+    @property
+    def out_of(self) -> str | None:
+        """The budget this series has spent (None: it may run another pair)."""
+        d = self.design
+        if d.max_seconds is not None and self.seconds >= d.max_seconds:
+            return "max_seconds"
+        attempts = len(self.ratios[d.measure]) + self.incomplete
+        return "max_pairs" if attempts >= self.max_pairs else None
+
+    def _settle(self) -> None:
+        ratios, out_of = self.ratios[self.design.measure], self.out_of
+        if not ratios:
+            return
+        current = decide_sequence(ratios, self.design, out_of, self.seconds)
+        if current.outcome != "undecided" or out_of:
+            self.decision = current
+
+    @property
+    def done(self) -> bool:
+        # With no pair complete a series can still be out of budget: it is done, undecided.
+        return self.decision is not None or self.out_of is not None
+
+    def line(self) -> str:
+        if self.decision is None:
+            return f"{self.label}: no complete pair ({self.incomplete} incomplete)"
+        text = f"{self.label}: {self.decision.line(self.a or 'A', self.b or 'B')}"
+        other = "cpu" if self.design.measure == "wall" else "wall"
+        beside = self.ratios[other]
+        if beside:
+            o = decide_sequence(beside, self.design, self.decision.stopped_by)
+            what = "training CPU time" if other == "cpu" else "wall time"
+            text += (
+                f"\n    {what} {self.a}/{self.b} {o.interval()} over the same pairs (reported "
+                f"beside it, not deciding)"
+            )
+        if self.incomplete:
+            text += f"\n    {self.incomplete} pair(s) with a failed half left out"
+        if self.floor:
+            text += f"\n    {self.floor}"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "series": self.label,
+            "a": self.a,
+            "b": self.b,
+            "wall_ratios": self.ratios["wall"],
+            "cpu_ratios": self.ratios["cpu"],
+            "incomplete": self.incomplete,
+            "seconds": self.seconds,
+            "max_pairs": self.max_pairs,
+            "noise_floor": self.floor,
+            "decision": None if self.decision is None else self.decision.as_dict(),
+        }
+
+
+class Tracker:
+    """Every series of a deciding sweep, keyed by what its pairs share."""
+
+    def __init__(self, design: Design, say: Callable[[str], None] = print) -> None:
+        self.design = design
+        self.say = say
+        self.series: dict[tuple[str, ...], Series] = {}
+
+    def open(self, key: tuple[str, ...], label: str, repeats: int) -> Series:
+        if key not in self.series:
+            budget = min(self.design.max_pairs, repeats)
+            self.series[key] = Series(label, self.design, budget)
+        return self.series[key]
+
+    def add(self, key: tuple[str, ...], records: dict[str, dict[str, Any]], seconds: float) -> None:
+        s = self.series[key]
+        s.add(records, seconds)
+        wall = s.ratios[self.design.measure]
+        shown = f"ratio {wall[-1]:.3f}" if wall else "incomplete"
+        self.say(f"decide: {s.label} pair {len(wall) + s.incomplete}: {shown}")
+        if s.done:
+            self.say("decide: " + s.line())
+
+    def done(self, key: tuple[str, ...]) -> bool:
+        return self.series[key].done
+
+    def write(self, sweep_dir: Path) -> Path:
+        path = Path(sweep_dir) / DECISIONS_FILE
+        series = [s.as_dict() for s in self.series.values()]
+        body = {"design": self.design.__dict__, "series": series}
+        path.write_text(json.dumps(body, indent=2))
+        return path
+
+
+def render(sweep_dir: Path) -> str | None:
+    """The decisions block for the end of a sweep (None: this sweep did not decide)."""
+    path = Path(sweep_dir) / DECISIONS_FILE
+    if not path.is_file():
+        return None
+    body = json.loads(path.read_text())
+    d = body["design"]
+    lines = [
+        f"decisions ({d['measure']} time decides; margin +-{d['margin']:.0%}, error rate "
+        f"{d['alpha']:.0%} with a look after every pair):"
+    ]
+    for s in body["series"]:
+        design = Design(**d)
+        series = Series(s["series"], design, s["max_pairs"], s["a"], s["b"])
+        series.ratios = {"wall": s["wall_ratios"], "cpu": s["cpu_ratios"]}
+        series.incomplete, series.seconds = s["incomplete"], s["seconds"]
+        series.floor = s.get("noise_floor")
+        series.decision = None if s["decision"] is None else Decision(**s["decision"])
+        lines.append("  " + series.line().replace("\n", "\n  "))
+    return "\n".join(lines)

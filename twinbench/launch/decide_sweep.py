@@ -1,0 +1,131 @@
+"""The deciding sweep's loop: Hydra's basic sweep, one pair a batch, decided series dropped.
+
+Hydra's BasicSweeper launches its batches one after another and never looks at what they
+returned; here, after each pair, the pair's two records are read from their run directories and
+handed to twinbench.launch.decide, and the later pairs of a series that is done are skipped
+(never launched, so they cost nothing). decisions.json is written after every pair, so an
+interrupted sweep keeps what it had decided.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from twinbench.launch.decide import Tracker
+from twinbench.launch.interleave import SLOT_KEY, pair_group
+from twinbench.launch.repeats import repeat_dirs
+from twinbench.machine import cpu, environment
+from twinbench.measure import noise
+from twinbench.result import results
+from twinbench.sequential import load_design
+
+Key = tuple[str, ...]
+
+
+def _split(overrides: list[str]) -> tuple[Key, int]:
+    """(what the job shares with its partners, its round) from a job's overrides."""
+    slot = next((o for o in overrides if o.startswith(SLOT_KEY + "=")), f"{SLOT_KEY}=0")
+    rest = tuple(o for o in overrides if not o.startswith(SLOT_KEY + "="))
+    return pair_group(rest), int(slot.split("=", 1)[1])
+
+
+def pair_batches(ordered: list[list[str]]) -> list[list[list[str]]]:
+    """The interleaved jobs cut into pairs: consecutive jobs of one series and round."""
+    batches: list[list[list[str]]] = []
+    last: tuple[Key, int] | None = None
+    for job in ordered:
+        here = _split(job)
+        if here != last:
+            batches.append([])
+            last = here
+        batches[-1].append(job)
+    return batches
+
+
+def labels(keys: list[Key]) -> dict[Key, str]:
+    """Each series named by what tells it apart from the others (e.g. `cpus=1`)."""
+    common = set.intersection(*(set(k) for k in keys)) if keys else set()
+    return {k: " ".join(o for o in k if o not in common) or "all" for k in keys}
+
+
+def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
+    """(backend, record) of a finished job, read from its run directory (None: none there)."""
+    cfg, hydra_cfg = job_return.cfg, job_return.hydra_cfg
+    run_dir = Path(OmegaConf.select(hydra_cfg, "hydra.runtime.output_dir"))
+    repeats, slot = cfg.get("repeats"), cfg.get(SLOT_KEY) or 0
+    if not isinstance(repeats, int) or slot >= repeats:
+        return None
+    try:
+        record = results.read(repeat_dirs(run_dir, repeats)[slot] / results.RESULT_FILE)
+    except (OSError, ValueError):
+        return None
+    return str(OmegaConf.select(cfg, "backend.name")), record
+
+
+def floor_line(sweeper: Any, job: list[str], measure: str, margin: float) -> str | None:
+    """The cached noise floor of this series' machine and workload, as one line (None: its
+    config cannot be composed here, as in the tests' stand-in sweeper)."""
+    try:
+        cfg = sweeper.hydra_context.config_loader.load_sweep_config(sweeper.config, list(job))
+    except Exception:  # any composition failure shows in the job itself, as one line
+        return None
+    model = OmegaConf.select(cfg, "model.name")
+    epochs = OmegaConf.select(cfg, "epochs") or OmegaConf.select(cfg, "model.epochs")
+    cores = OmegaConf.select(cfg, "cpus") or len(cpu.allowed_cpus())
+    workload = noise.workload_key(model, epochs, OmegaConf.select(cfg, "max_steps"), cores)
+    record = noise.read_floor(environment.describe()["fingerprint"], workload)
+    return noise.describe(record, measure, margin)
+
+
+def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
+    """BasicSweeper.sweep with a decision after every pair (see the module's docstring)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    config, launcher = sweeper.config, sweeper.launcher
+    params = sweeper._parse_config()
+    params.extend(arguments)
+    parser = OverridesParser.create(config_loader=sweeper.hydra_context.config_loader)
+    batches = sweeper.split_arguments(parser.parse_overrides(params), None)
+    sweep_dir = Path(config.hydra.sweep.dir)
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    OmegaConf.save(config, sweep_dir / "multirun.yaml")
+
+    design = load_design(**sweeper.decision)
+    tracker = Tracker(design)
+    keys = [_split(b[0])[0] for b in batches if b]
+    names = labels(sorted(set(keys)))
+    for key in names:
+        series = tracker.open(key, names[key], sum(1 for k in keys if k == key))
+        first = next(b[0] for b in batches if b and _split(b[0])[0] == key)
+        series.floor = floor_line(sweeper, first, design.measure, design.margin)
+        if series.floor:  # said before the first pair: a margin below it cannot be decided
+            print(f"decide: {series.label}: {series.floor}", flush=True)
+    most = max((s.max_pairs for s in tracker.series.values()), default=0)
+    print(
+        f"decide: up to {most} pairs or {design.max_seconds} s per series, each "
+        f"stopping once {design.measure} time decides at +-{design.margin:.0%} "
+        f"({1 - design.alpha:.0%} confidence sequence)",
+        flush=True,
+    )
+    returns, index = [], 0
+    for batch in batches:
+        if not batch:
+            continue
+        key = _split(batch[0])[0]
+        if tracker.done(key):
+            continue
+        sweeper.validate_batch_is_legal(batch)
+        start = time.monotonic()
+        finished = launcher.launch(batch, initial_job_idx=index)
+        seconds = time.monotonic() - start
+        index += len(batch)
+        returns.append(finished)
+        pair = dict(filter(None, (_record(r) for r in finished)))
+        tracker.add(key, pair, seconds)
+        tracker.write(sweep_dir)
+    tracker.write(sweep_dir)
+    return returns

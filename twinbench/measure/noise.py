@@ -1,0 +1,139 @@
+"""The noise floor: one configuration against itself in interleaved pairs (A/A calibration).
+
+A and B are the same configuration, so every pair's time ratio would be 1 on a quiet, steady
+machine; how far the log ratios spread is what this machine and workload add to any comparison
+(placement on the cores, the neighbour's minute, which of two speed modes a process lands in).
+From that spread the floor is the smallest margin a decision (twinbench.sequential) could
+resolve within its pair budget: a comparison asked to decide at a finer margin can only end
+undecided, so the deciding sweep warns before its first pair.
+
+Cached like the machine's GEMM peak (twinbench/measure/peak.py): one file per machine
+fingerprint, workload (model, epochs, steps) and core count, under $XDG_CACHE_HOME (or ~/.cache)
+/twinbench/noise; `twinbench calibrate` measures it (again with --force).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from twinbench.sequential import Design, half_widths
+
+CACHE_VERSION = 1
+MEASURES = {"wall": "steady step median", "cpu": "training CPU seconds"}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "twinbench" / "noise"
+
+
+def workload_key(model: str, epochs: Any, max_steps: Any, cores: int) -> str:
+    """What the floor depends on besides the machine: the work per run and its cores."""
+    return f"{model}-e{epochs}-s{max_steps}-cpus{cores}"
+
+
+def cache_file(cache_dir: Path, fingerprint: str, workload: str) -> Path:
+    name = re.sub(r"[^A-Za-z0-9]+", "_", f"{fingerprint}-{workload}").strip("_").lower()
+    return Path(cache_dir) / f"{name}.json"
+
+
+def floor_margin(log_ratio_sd: float, pairs: int, design: Design) -> float | None:
+    """The margin the design's confidence sequence resolves after `pairs` pairs whose log ratios
+    spread by `log_ratio_sd` (None: it is still the whole line at that many pairs)."""
+    ss = (pairs - 1) * log_ratio_sd**2
+    n, spread = np.array([float(pairs)]), np.array([ss])
+    h = float(half_widths(n, spread, design.alpha, design.prior_precision)[0])
+    return math.expm1(h) if math.isfinite(h) else None
+
+
+def summarise(
+    pairs: list[tuple[dict[str, float], dict[str, float]]], design: Design
+) -> dict[str, Any]:
+    """Per measure: every ratio, the log ratios' spread and the floor at the pair budget."""
+    out: dict[str, Any] = {}
+    for m in MEASURES:
+        ratios = [a[m] / b[m] for a, b in pairs if a.get(m) and b.get(m)]
+        logs = np.log(ratios) if ratios else np.array([])
+        sd = float(logs.std(ddof=1)) if logs.size > 1 else None
+        out[m] = {
+            "ratios": ratios,
+            "log_ratio_sd": sd,
+            "floor_margin": None if sd is None else floor_margin(sd, design.max_pairs, design),
+            "at_pairs": design.max_pairs,
+        }
+    return out
+
+
+def calibrate(
+    fingerprint: str,
+    workload: str,
+    run_one: Callable[[int], dict[str, float]],
+    pairs: int,
+    design: Design,
+    cache_dir: Path | None = None,
+    say: Callable[[str], None] = print,
+    about: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Measure `pairs` A/A pairs (`run_one(i)`: one fresh run's figures by measure), cache and
+    return the floor record (`about`: what else it should say, e.g. the backend)."""
+    measured = []
+    for i in range(pairs):
+        a, b = run_one(2 * i), run_one(2 * i + 1)
+        measured.append((a, b))
+        if a.get("wall") and b.get("wall"):
+            say(f"  pair {i + 1}/{pairs}: {a['wall']:.4g} s vs {b['wall']:.4g} s")
+    record = {
+        "version": CACHE_VERSION,
+        "fingerprint": fingerprint,
+        "workload": workload,
+        "pairs": pairs,
+        **(about or {}),
+        "measures": summarise(measured, design),
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average": list(os.getloadavg()),  # a loaded machine caches a high floor
+    }
+    path = cache_file(cache_dir or default_cache_dir(), fingerprint, workload)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=1))
+    os.replace(tmp, path)  # atomic, as the peak's cache
+    return record | {"cache_file": str(path)}
+
+
+def read_floor(fingerprint: str, workload: str, cache_dir: Path | None = None) -> dict | None:
+    """The cached floor of this machine and workload (None: never calibrated)."""
+    path = cache_file(cache_dir or default_cache_dir(), fingerprint, workload)
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return record | {"cache_file": str(path)} if record.get("version") == CACHE_VERSION else None
+
+
+def describe(record: dict[str, Any] | None, measure: str, margin: float | None = None) -> str:
+    """One line for a report: the floor, or that there is none; a margin below it is flagged."""
+    if record is None:
+        return "noise floor: not calibrated on this machine (twinbench calibrate measures it)"
+    m = record["measures"][measure]
+    floor = m["floor_margin"]
+    text = (
+        f"noise floor ({measure} time, {record['pairs']} A/A pairs on {record['measured'][:10]}): "
+        f"log-ratio sd {m['log_ratio_sd']:.3f}, "
+        + (
+            f"resolves +-{floor:.1%} in {m['at_pairs']} pairs"
+            if floor is not None
+            else f"resolves no margin in {m['at_pairs']} pairs"
+        )
+    )
+    if margin is not None and (floor is None or margin < floor):
+        text += f"; WARNING: the margin +-{margin:.0%} is below it: expect 'undecided'"
+    return text
