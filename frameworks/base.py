@@ -150,6 +150,22 @@ class Backend(abc.ABC):
         """The learning rate the last make_step's optimizer applies at each of `steps` (0-based
         optimizer steps), read from the optimizer itself, its state left unchanged."""
 
+    # ---------------------------------------------------------------- stochastic probes
+    # Not abstract: parity's stochastic checks (twinbench/parity/draws.py) call them; an adapter
+    # without them fails those checks by name, not at import.
+
+    def dropout_probe(self, model: Any, units: int) -> list[tuple[str, float, np.ndarray]]:
+        """Every dropout layer of `model`, in the model's order: its name, its declared rate,
+        and its training-mode output on `units` ones (flat), as the training loop applies it."""
+        raise NotImplementedError(f"{self.name} has no dropout probe")
+
+    def augment_probe(
+        self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
+    ) -> np.ndarray | None:
+        """Batch `x` through the training-time augmentation this backend's loop applies (its
+        own code, seeded with `seed`), or None where the model has none."""
+        raise NotImplementedError(f"{self.name} has no augmentation probe")
+
     # ---------------------------------------------------------------- probes
 
     @abc.abstractmethod

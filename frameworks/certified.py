@@ -21,7 +21,16 @@ from twinbench.paths import CONF_DIR, REPO_ROOT
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into each backend's training math (the registry's certified_code) and the optimizer
 # formulas every backend shares.
-SHARED_CERTIFIED_CODE = ("frameworks/optimizer_formula.py",)
+# The stochastic checks (initial weights, dropout, augmentation) are certified too: their
+# probes, their tests and their false-alarm rates, and each side's augmentation code.
+SHARED_CERTIFIED_CODE = (
+    "frameworks/optimizer_formula.py",
+    "frameworks/keras/augment.py",
+    "frameworks/torch_native/augment.py",
+    "twinbench/parity/draws.py",
+    "twinbench/parity/distributions.py",
+    "conf/equivalence/default.yaml",
+)
 
 
 def framework_packages() -> tuple[str, ...]:

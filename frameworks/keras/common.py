@@ -215,6 +215,25 @@ class KerasBackend(Backend):
 
     # ---------------------------------------------------------------- training
 
+    def dropout_probe(self, model: keras.Model, units: int) -> list[tuple[str, float, np.ndarray]]:
+        ones = np.ones((1, units), "float32")
+        found = []
+        # Nested layers too (a Bidirectional's, an attention block's), in tracking order.
+        for layer in model._flatten_layers(include_self=False, recursive=True):
+            if isinstance(layer, keras.layers.Dropout):
+                out = keras.ops.convert_to_numpy(layer(ones, training=True))
+                found.append((layer.name, float(layer.rate), np.asarray(out).reshape(-1)))
+        return found
+
+    def augment_probe(
+        self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
+    ) -> np.ndarray | None:
+        # The very builder every Keras runtime's training loop maps over its training batches.
+        augment = make_augment(model_cfg.get("augment"), seed)
+        if augment is None:
+            return None
+        return np.asarray(keras.ops.convert_to_numpy(augment(x, training=True)))
+
     def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
         self._model = model
         module = models.get(model_cfg["name"])
