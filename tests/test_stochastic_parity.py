@@ -35,12 +35,16 @@ def reference_draws() -> dict[str, dict[str, np.ndarray]]:
 def _judge(reference_draws, model: str, arch: dict | None = None, augment: dict | None = None):
     """The torch side's draws under a config changed on that side only, judged against the
     reference's draws and the unchanged config: the failures."""
+    return _compare(reference_draws, model, arch, augment)[1]
+
+
+def _compare(reference_draws, model: str, arch: dict | None = None, augment: dict | None = None):
     cfg = model_config(model)
     mine = {**cfg, "arch": {**cfg["arch"], **(arch or {})}}
     if augment is not None:
         mine["augment"] = {**cfg["augment"], **augment}
     found = draws.draw(get_backend(SIDE), model, mine, reference=False)
-    return distributions.compare_all(reference_draws[model], found, cfg)[1]
+    return distributions.compare_all(reference_draws[model], found, cfg)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -85,6 +89,23 @@ def test_a_constant_fill_is_told_from_edge_fill():
     figures, failures = distributions.check_augment(constant, spec, "backend")
     assert figures["exact_fill_fraction"] == 0.0
     assert any("not a whole-pixel shift with 'nearest' fill" in f for f in failures)
+
+
+def test_a_certificate_is_judged_again_by_its_stochastic_figures(reference_draws):
+    """frameworks/certified.py re-reads the figures: a certificate edited to pass, or written
+    by code that let a low p-value through, is not trusted."""
+    from frameworks.certified import stochastic_problems
+
+    figures, failures = _compare(reference_draws, "cifar10_cnn")
+    assert failures == [] and stochastic_problems(figures) == []
+    figures["init"]["tensors"]["conv1/kernel"]["ks_p"] = 1e-12  # as if a rate test slipped
+    figures["dropout"]["layers"][-1]["scale_error"] = 0.5
+    figures["augment"]["backend"]["flip_p"] = 0.0
+    assert stochastic_problems(figures) == [
+        "initial weights: conv1/kernel off the reference's (random)",
+        f"dropout: backend layer {figures['dropout']['layers'][-1]['layer']} off its rate",
+        "augmentation: backend off the config",
+    ]
 
 
 def test_a_certificate_lists_the_stochastic_checks_fingerprinted():
