@@ -61,6 +61,8 @@ class History:
     # (TrainPlan.validates), so index i is always epoch i + 1.
     val_loss: list[float | None] = field(default_factory=list)
     val_accuracy: list[float | None] = field(default_factory=list)
+    # Per epoch, what the loop fed and scored (frameworks/loop_print.py LoopPrint.epochs()).
+    loop: list[dict[str, Any]] = field(default_factory=list)
 
 
 TrainStep = Callable[[np.ndarray, np.ndarray], float]  # one optimizer step on a batch -> loss

@@ -24,6 +24,7 @@ from frameworks.base import (
     TrainPlan,
     TrainStep,
 )
+from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import optimizers as torch_optimizers
@@ -349,6 +350,7 @@ class TorchBackend(Backend):
         x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
         x_test, y_test = (torch.from_numpy(a).to(device) for a in (data.x_test, data.y_test))
         bs, history = plan.batch_size, History()
+        fed = LoopPrint()  # what this loop gathers and scores (frameworks/loop_print.py)
 
         for epoch in range(plan.epochs):
             order = torch.from_numpy(plan.orders[epoch]).to(device)
@@ -361,6 +363,8 @@ class TorchBackend(Backend):
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
                 x, y = x_train[idx], y_train[idx]
+                first = (x.cpu().numpy(), y.cpu().numpy()) if i == 0 else None
+                fed.batch(epoch, i, idx.cpu().numpy(), first)
                 if augment is not None:  # training batches only (torch_native/augment.py)
                     x = augment(x)
                 loss, logits = step(x, y)
@@ -371,9 +375,10 @@ class TorchBackend(Backend):
                 clock.step_end()
             if plan.validates(epoch):
                 clock.validation_begin()
-                val_loss, val_acc = self._evaluate(
+                val_loss, val_acc, scored = self._evaluate(
                     model, objective, x_test, y_test, bs, plan.eval_steps
                 )
+                fed.validated(epoch, scored)
                 history.val_loss.append(val_loss)
                 history.val_accuracy.append(val_acc)
             elif plan.validate:  # an epoch between validations (validate_every): no value
@@ -385,10 +390,12 @@ class TorchBackend(Backend):
             history.accuracy.append(correct.item() / seen)
             if progress is not None:
                 progress(epoch, history)
+        history.loop = fed.epochs()
         return history
 
     @torch.inference_mode()
-    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float]:
+    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float, int]:
+        """Validation loss and accuracy, each batch weighted by its samples, and the samples."""
         model.eval()
         loss_sum, correct, seen = 0.0, 0, 0
         for step in range(steps):
@@ -397,7 +404,7 @@ class TorchBackend(Backend):
             loss_sum += objective(logits, yb).item() * len(yb)
             correct += objective.correct(logits, yb).item()
             seen += len(yb)
-        return loss_sum / seen, correct / seen
+        return loss_sum / seen, correct / seen, seen
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
