@@ -28,6 +28,7 @@ from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import optimizers as torch_optimizers
+from frameworks.torch_native import stochastic as torch_stochastic
 from frameworks.torch_native import weight_layout
 
 
@@ -247,24 +248,10 @@ class TorchBackend(Backend):
         model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()}, strict=False)
 
     def dropout_probe(self, model: nn.Module, units: int) -> list[tuple[str, float, np.ndarray]]:
-        ones = torch.ones(1, units)
-        found = []
-        for name, layer in model.named_modules():  # definition order, nested modules included
-            if isinstance(layer, nn.modules.dropout._DropoutNd):
-                was_training = layer.training
-                layer.train()
-                with torch.no_grad():
-                    out = layer(ones)
-                layer.train(was_training)
-                found.append((name, float(layer.p), out.numpy().reshape(-1)))
-        return found
+        return torch_stochastic.dropout_probe(model, units)
 
-    def augment_probe(
-        self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
-    ) -> np.ndarray | None:
-        # The very builder train() applies to its training batches.
-        augment = torch_augment.make_augment(model_cfg.get("augment"), seed, "cpu")
-        return None if augment is None else augment(torch.from_numpy(x)).numpy()
+    def augment_probe(self, model_cfg: dict[str, Any], x: np.ndarray, seed: int):
+        return torch_stochastic.augment_probe(model_cfg, x, seed)
 
     def make_step(self, model: nn.Module, model_cfg: dict[str, Any]) -> TrainStep:
         """tensor_step on numpy batches, returning the loss as a float (parity's view)."""
