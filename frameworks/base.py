@@ -61,6 +61,8 @@ class History:
     # (TrainPlan.validates), so index i is always epoch i + 1.
     val_loss: list[float | None] = field(default_factory=list)
     val_accuracy: list[float | None] = field(default_factory=list)
+    # Per epoch, what the loop fed and scored (frameworks/loop_print.py LoopPrint.epochs()).
+    loop: list[dict[str, Any]] = field(default_factory=list)
 
 
 TrainStep = Callable[[np.ndarray, np.ndarray], float]  # one optimizer step on a batch -> loss
@@ -149,6 +151,22 @@ class Backend(abc.ABC):
     def learning_rates(self, steps: list[int]) -> list[float]:
         """The learning rate the last make_step's optimizer applies at each of `steps` (0-based
         optimizer steps), read from the optimizer itself, its state left unchanged."""
+
+    # ---------------------------------------------------------------- stochastic probes
+    # Not abstract: parity's stochastic checks (twinbench/parity/draws.py) call them; an adapter
+    # without them fails those checks by name, not at import.
+
+    def dropout_probe(self, model: Any, units: int) -> list[tuple[str, float, np.ndarray]]:
+        """Every dropout layer of `model`, in the model's order: its name, its declared rate,
+        and its training-mode output on `units` ones (flat), as the training loop applies it."""
+        raise NotImplementedError(f"{self.name} has no dropout probe")
+
+    def augment_probe(
+        self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
+    ) -> np.ndarray | None:
+        """Batch `x` through the training-time augmentation this backend's loop applies (its
+        own code, seeded with `seed`), or None where the model has none."""
+        raise NotImplementedError(f"{self.name} has no augmentation probe")
 
     # ---------------------------------------------------------------- probes
 

@@ -21,7 +21,16 @@ from twinbench.paths import CONF_DIR, REPO_ROOT
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into each backend's training math (the registry's certified_code) and the optimizer
 # formulas every backend shares.
-SHARED_CERTIFIED_CODE = ("frameworks/optimizer_formula.py",)
+# The stochastic checks (initial weights, dropout, augmentation) are certified too: their
+# probes, their tests and their false-alarm rates, and each side's augmentation code.
+SHARED_CERTIFIED_CODE = (
+    "frameworks/optimizer_formula.py",
+    "frameworks/keras/augment.py",
+    "frameworks/torch_native/augment.py",
+    "twinbench/parity/draws.py",
+    "twinbench/parity/distributions.py",
+    "conf/equivalence/default.yaml",
+)
 
 
 def framework_packages() -> tuple[str, ...]:
@@ -121,9 +130,50 @@ def problems(cert: dict[str, Any]) -> list[str]:
         found.append(f"learning-rate schedules differ by {training['lr_max_rel_diff']:.3g}")
     if float(training.get("moving_variance_excess", 0.0)) > 0:
         found.append("BatchNorm moving variance beyond the unbiased update's reach")
+    found += stochastic_problems(cert.get("stochastic"))
     apis = [registry.spec(name).api for name in params if name in registry.names()]
     if len(apis) > 1 and not optimizer_formula.same_math(opt, apis):
         found.append("the APIs' built-in optimizer formulas differ")
+    return found
+
+
+def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
+    """What a certificate's stochastic figures (twinbench/parity/distributions.py) fail, judged
+    again at the false-alarm rates of conf/equivalence/default.yaml: a p-value under its share
+    of the family's alpha, a fixed or orthogonal tensor off, a dropout scale or an augmented
+    image off. A certificate written before these checks has none, and fails none of them (its
+    fingerprint makes it stale instead)."""
+    if not figures:
+        return []
+    from omegaconf import OmegaConf
+
+    conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "equivalence" / "default.yaml"))
+    found = []
+    tensors = figures["init"]["tensors"]
+    random = [t for t in tensors.values() if t["kind"] == "random"]
+    alpha = conf["init"]["family_alpha"] / max(1, 3 * len(random))
+    for key, t in tensors.items():
+        if (
+            (t["kind"] == "deterministic" and t["max_abs_diff"] != 0)
+            or (
+                t["kind"] == "orthogonal"
+                and t["orthogonal_error"] > conf["init"]["orthogonal_atol"]
+            )
+            or (t["kind"] == "random" and min(t["ks_p"], t["mean_p"], t["var_p"]) < alpha)
+        ):
+            found.append(f"initial weights: {key} off the reference's ({t['kind']})")
+    layers = figures["dropout"]["layers"]
+    alpha = conf["dropout"]["family_alpha"] / max(1, len(layers))
+    for layer in layers:
+        if layer["binomial_p"] < alpha or layer["scale_error"] > conf["dropout"]["scale_rtol"]:
+            found.append(f"dropout: {layer['side']} layer {layer['layer']} off its rate")
+    alpha = conf["augment"]["family_alpha"] / 3
+    for side, aug in figures["augment"].items():
+        if aug and (
+            aug["exact_fill_fraction"] < 1
+            or min(aug["height_p"], aug["width_p"], aug["flip_p"]) < alpha
+        ):
+            found.append(f"augmentation: {side} off the config")
     return found
 
 

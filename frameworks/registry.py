@@ -109,6 +109,7 @@ BACKENDS: dict[str, BackendSpec] = {
                 "frameworks/torch_native/weight_layout.py",
                 "models/torch_layers.py",
                 "models/torch_init.py",
+                "frameworks/torch_native/stochastic.py",  # parity's dropout/augment probes
             ),
         ),
         BackendSpec(

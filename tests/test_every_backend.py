@@ -67,6 +67,9 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     assert record["affinity"] == [record["affinity"][0]]  # cpus=1: one core
     assert record["framework"]["framework"] == backend and record["framework"]["version"]
     assert len(record["history"]["loss"]) == 1 and record["steps_per_epoch"] == 2
+    # The loop fingerprint (frameworks/loop_print.py): the 2 capped batches it actually fed
+    (loop,) = record["history"]["loop"]
+    assert loop["train_samples"] == min(2 * record["batch_size"], record["data"]["n_train"])
     assert returncode == 0, stderr
 
 

@@ -58,6 +58,15 @@ def test_every_backend_runs_the_same_network_as_the_reference(certified, model, 
     assert training["loss_max_rel_diff"] <= tolerances.TRAIN_RTOL
     assert training["lr_max_rel_diff"] <= tolerances.SCHEDULE_RTOL
     assert max(training["schedule_steps"]) >= tolerances.SCHEDULE_STEPS[-1]
+    # 4. its own random draws (twinbench/parity/distributions.py): fresh initial weights
+    #    against the reference's draw, dropout and augmentation against the config (their
+    #    failures are in report.failures; tests/test_stochastic_parity.py mutates each)
+    stochastic = report.stochastic
+    assert stochastic["init"]["tensors"], "no fresh initial weights were compared"
+    kinds = {t["kind"] for t in stochastic["init"]["tensors"].values()}
+    assert "random" in kinds and kinds <= {"random", "deterministic", "orthogonal"}
+    if model_config(model).get("augment"):
+        assert stochastic["augment"]["backend"]["exact_fill_fraction"] == 1.0
     # the certificate carries what it certifies, so it reads "pass" until any of that changes
     assert certificates.status(model, folder, backend)["status"] == "pass"
     assert certificates.status(model, folder)["status"] == "pass"  # the summary of every pair

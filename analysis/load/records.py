@@ -195,7 +195,8 @@ def _epoch_times(record: ResultRecord) -> list[float]:
 
 def _history(record: ResultRecord) -> dict[str, list[float]]:
     history = History.typed(record.history).to_json()
-    return {k: v for k, v in history.items() if isinstance(v, list)}
+    # The loop fingerprint is no curve: its own column ("loop", analysis/compute/loops.py).
+    return {k: v for k, v in history.items() if isinstance(v, list) and k != "loop"}
 
 
 def _last(values: list[Any] | None) -> float | None:
@@ -321,6 +322,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         **_slurm(present(env.slurm)),
         "epoch_times_s": canonical(times),
         "history": canonical(history),
+        "loop": canonical(History.typed(record.history).to_json().get("loop") or []),
         "config_hash": short_hash(measured_config(config)),
         "content_hash": short_hash(r),
     }

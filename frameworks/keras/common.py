@@ -25,6 +25,7 @@ from frameworks import settings as settings_module
 from frameworks.base import Backend, History, TrainPlan, TrainStep
 from frameworks.keras.augment import make_augment
 from frameworks.keras.optimizers import make_optimizer
+from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
@@ -97,6 +98,7 @@ class SharedOrderBatches(keras.utils.PyDataset):
         super().__init__(workers=1, use_multiprocessing=False)
         self.x, self.y, self.plan, self.model_cfg = data.x_train, data.y_train, plan, model_cfg
         self.augment, self.epoch = augment, 0
+        self.fed = LoopPrint()  # what Keras asks this dataset for (frameworks/loop_print.py)
 
     def __len__(self) -> int:
         return self.plan.steps_per_epoch
@@ -107,9 +109,21 @@ class SharedOrderBatches(keras.utils.PyDataset):
             raise IndexError(i)
         idx = self.plan.orders[self.epoch][i * bs : (i + 1) * bs]
         x, y = self.x[idx], self.y[idx]
+        self.fed.batch(self.epoch, i, idx, (x, y) if i == 0 else None)
         if self.augment is not None:  # training batches only (frameworks/keras/augment.py)
             x = keras.ops.convert_to_numpy(self.augment(x, training=True))
         return x, targets(self.model_cfg, y)
+
+
+def scored(fed: LoopPrint, data: Dataset, plan: TrainPlan) -> list[dict[str, Any]]:
+    """`fed`'s epochs with the validation samples fit scores: validation_steps batches of
+    validation_batch_size from x_test (validation()), on the epochs validates() selects. Keras'
+    evaluation loop is its own, so this is what it is asked for, not counted inside it."""
+    scored_samples = min(len(data.x_test), plan.eval_steps * plan.batch_size)
+    for epoch in range(plan.epochs):
+        if plan.validates(epoch):
+            fed.validated(epoch, scored_samples)
+    return fed.epochs()
 
 
 class EpochSelector(keras.callbacks.Callback):
@@ -215,6 +229,25 @@ class KerasBackend(Backend):
 
     # ---------------------------------------------------------------- training
 
+    def dropout_probe(self, model: keras.Model, units: int) -> list[tuple[str, float, np.ndarray]]:
+        ones = np.ones((1, units), "float32")
+        found = []
+        # Nested layers too (a Bidirectional's, an attention block's), in tracking order.
+        for layer in model._flatten_layers(include_self=False, recursive=True):
+            if isinstance(layer, keras.layers.Dropout):
+                out = keras.ops.convert_to_numpy(layer(ones, training=True))
+                found.append((layer.name, float(layer.rate), np.asarray(out).reshape(-1)))
+        return found
+
+    def augment_probe(
+        self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
+    ) -> np.ndarray | None:
+        # The very builder every Keras runtime's training loop maps over its training batches.
+        augment = make_augment(model_cfg.get("augment"), seed)
+        if augment is None:
+            return None
+        return np.asarray(keras.ops.convert_to_numpy(augment(x, training=True)))
+
     def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
         self._model = model
         module = models.get(model_cfg["name"])
@@ -285,6 +318,7 @@ class KerasBackend(Backend):
             callbacks=callbacks,
             verbose=0,
         )
+        history.loop = scored(batches.fed, data, plan)
         return history
 
     @staticmethod

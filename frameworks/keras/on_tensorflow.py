@@ -25,12 +25,21 @@ from frameworks.keras.common import (
     KerasBackend,
     check_requested,
     metric_prefix,
+    scored,
     targets,
 )
 from frameworks.keras.optimizers import make_optimizer
+from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock
 
 __all__ = ["KERAS_LOSS", "TensorFlowBackend", "make_optimizer"]  # benchmarks/bare_loop.py
+
+
+def _epoch_indices(order, plan: TrainPlan) -> tf.data.Dataset:
+    """One epoch's index batches, as fit reads them (and as the loop fingerprint hashes them)."""
+    return (
+        tf.data.Dataset.from_tensor_slices(order).batch(plan.batch_size).take(plan.steps_per_epoch)
+    )
 
 
 class _EpochSelector(keras.callbacks.Callback):
@@ -146,6 +155,7 @@ class TensorFlowBackend(KerasBackend):
         if model_cfg.get("loss_weights"):  # a dict of per-head labels; no data is copied
             batches = batches.map(lambda x, y: (x, targets(model_cfg, y)))
         validation = self.validation(model_cfg, data, plan)
+        history.loop = self._fed(data, plan)
         model.fit(
             batches,
             epochs=plan.epochs,
@@ -157,17 +167,28 @@ class TensorFlowBackend(KerasBackend):
         return history
 
     @staticmethod
+    def _fed(data: Dataset, plan: TrainPlan) -> list[dict[str, Any]]:
+        """The loop fingerprint (frameworks/loop_print.py), read from the index pipeline fit
+        gathers by (_epoch_indices, the same function), before training: a tap inside the
+        graph pipeline would cost every step a Python call."""
+        fed = LoopPrint()
+        for epoch in range(plan.epochs):
+            for i, idx in enumerate(_epoch_indices(plan.orders[epoch], plan).as_numpy_iterator()):
+                first = (data.x_train[idx], data.y_train[idx]) if i == 0 else None
+                fed.batch(epoch, i, idx, first)
+        return scored(fed, data, plan)
+
+    @staticmethod
     def _batches(
         data: Dataset, plan: TrainPlan, augment=None, epoch: tf.Variable | None = None
     ) -> tf.data.Dataset:
         """Every epoch's batches in one stream; or, given `epoch`, the batches of the epoch that
         variable names when an iteration starts (one iteration per epoch)."""
         x, y = tf.constant(data.x_train), tf.constant(data.y_train)
-        bs, steps = plan.batch_size, plan.steps_per_epoch
         orders = tf.constant(plan.orders)
 
         def epoch_of(order):
-            return tf.data.Dataset.from_tensor_slices(order).batch(bs).take(steps)
+            return _epoch_indices(order, plan)
 
         if epoch is None:
             indices = tf.data.Dataset.from_tensor_slices(orders).flat_map(epoch_of)

@@ -24,9 +24,11 @@ from frameworks.base import (
     TrainPlan,
     TrainStep,
 )
+from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import optimizers as torch_optimizers
+from frameworks.torch_native import stochastic as torch_stochastic
 from frameworks.torch_native import weight_layout
 
 
@@ -245,6 +247,12 @@ class TorchBackend(Backend):
         state = weight_layout.canonical_to_torch_state(models.get(model_name).LAYERS, weights)
         model.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()}, strict=False)
 
+    def dropout_probe(self, model: nn.Module, units: int) -> list[tuple[str, float, np.ndarray]]:
+        return torch_stochastic.dropout_probe(model, units)
+
+    def augment_probe(self, model_cfg: dict[str, Any], x: np.ndarray, seed: int):
+        return torch_stochastic.augment_probe(model_cfg, x, seed)
+
     def make_step(self, model: nn.Module, model_cfg: dict[str, Any]) -> TrainStep:
         """tensor_step on numpy batches, returning the loss as a float (parity's view)."""
         step, _ = self.tensor_step(model, model_cfg)
@@ -329,6 +337,7 @@ class TorchBackend(Backend):
         x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
         x_test, y_test = (torch.from_numpy(a).to(device) for a in (data.x_test, data.y_test))
         bs, history = plan.batch_size, History()
+        fed = LoopPrint()  # what this loop gathers and scores (frameworks/loop_print.py)
 
         for epoch in range(plan.epochs):
             order = torch.from_numpy(plan.orders[epoch]).to(device)
@@ -341,6 +350,8 @@ class TorchBackend(Backend):
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
                 x, y = x_train[idx], y_train[idx]
+                first = (x.cpu().numpy(), y.cpu().numpy()) if i == 0 else None
+                fed.batch(epoch, i, idx.cpu().numpy(), first)
                 if augment is not None:  # training batches only (torch_native/augment.py)
                     x = augment(x)
                 loss, logits = step(x, y)
@@ -351,9 +362,10 @@ class TorchBackend(Backend):
                 clock.step_end()
             if plan.validates(epoch):
                 clock.validation_begin()
-                val_loss, val_acc = self._evaluate(
+                val_loss, val_acc, scored = self._evaluate(
                     model, objective, x_test, y_test, bs, plan.eval_steps
                 )
+                fed.validated(epoch, scored)
                 history.val_loss.append(val_loss)
                 history.val_accuracy.append(val_acc)
             elif plan.validate:  # an epoch between validations (validate_every): no value
@@ -365,10 +377,12 @@ class TorchBackend(Backend):
             history.accuracy.append(correct.item() / seen)
             if progress is not None:
                 progress(epoch, history)
+        history.loop = fed.epochs()
         return history
 
     @torch.inference_mode()
-    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float]:
+    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float, int]:
+        """Validation loss and accuracy, each batch weighted by its samples, and the samples."""
         model.eval()
         loss_sum, correct, seen = 0.0, 0, 0
         for step in range(steps):
@@ -377,7 +391,7 @@ class TorchBackend(Backend):
             loss_sum += objective(logits, yb).item() * len(yb)
             correct += objective.correct(logits, yb).item()
             seen += len(yb)
-        return loss_sum / seen, correct / seen
+        return loss_sum / seen, correct / seen, seen
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:

@@ -22,13 +22,18 @@ are (no conversion can hide an error there), and it is the Keras the 2017 script
 4. Learning-rate schedules: both optimizers' learning rates are read at steps spread over a full
    run (up to SCHEDULE_STEPS), so a decay too small to show in STEPS steps is still compared.
    BatchNorm moving variances are checked against the range torch's unbiased update allows.
+5. Stochastic checks: at the end of each stage the backend also draws on its own (draws.py:
+   fresh initial weights at its own seed, each dropout layer in training mode, its augmentation
+   of a coordinate probe), and distributions.py tests the draws against the reference's and the
+   config at the false-alarm rates of conf/equivalence/default.yaml.
 A certificate records a fingerprint of what it certifies (the model's code and config, the
 adapters' optimizer code, the framework versions); a run whose fingerprint differs reads "stale".
 The orchestration is numpy only; frameworks load in the stage subprocesses.
 
 One job a module: stages.py (one
 backend's stage, and running each in its own process), compare.py (a stage against the
-reference's: ParityReport), certificates.py (writing, reading, status), cli.py (the command line).
+reference's: ParityReport), certificates.py (writing, reading, status), cli.py (the command line),
+draws.py and distributions.py (the stochastic checks).
 The bounds and their derivations live beside the certificate's fingerprint, in
 frameworks/tolerances.py, so that the analysis can judge a certificate's figures too
 (frameworks/certified.py `verdict`).

@@ -21,7 +21,7 @@ def main(argv: list[str]) -> int:
         lifeline.die_with_parent()  # first: a stage never outlives the certifying process
         framework, model_name, workdir = argv[1:4]
         reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
-        stage(framework, model_name, Path(workdir), reference)
+        stage(framework, model_name, Path(workdir), reference, "--draws-only" in argv)
         return 0
     progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
     argv = [arg for arg in argv if arg != "--quiet"]

@@ -23,6 +23,7 @@ from frameworks.tolerances import (
     tight_bound,
 )
 from models.catalog import model_config
+from twinbench.parity import distributions
 from twinbench.parity.stages import Variants, other_backends, run_stages
 
 
@@ -37,6 +38,8 @@ class ParityReport:
     weight_roundtrip_max_abs_diff: float
     optimizer: dict[str, Any] = field(default_factory=dict)
     training: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The backend's own random draws: initial weights, dropout, augmentation (distributions.py)
+    stochastic: dict[str, Any] = field(default_factory=dict)
     passed: bool = False
     failures: list[str] = field(default_factory=list)
     backend: str = field(kw_only=True)
@@ -150,6 +153,8 @@ def _pair_report(
         outlier_fraction(cfg),
     )
     report.training[BASE] = figures
+    f.extend(failures)
+    report.stochastic, failures = distributions.compare_all(ref_out, out, cfg)
     f.extend(failures)
     report.passed = not f
     return report

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from frameworks import registry
-from frameworks.tolerances import BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
+from frameworks.tolerances import BASE, BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from models.catalog import model_config
 from twinbench.launch import lifeline
+from twinbench.parity import draws
 from twinbench.paths import REPO_ROOT
 from twinbench.ui import progress
 
@@ -71,12 +72,19 @@ def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
     return sorted({*SCHEDULE_STEPS, last})
 
 
-def stage(framework: str, model_name: str, workdir: Path, reference: str = REFERENCE) -> None:
+def stage(
+    framework: str,
+    model_name: str,
+    workdir: Path,
+    reference: str = REFERENCE,
+    draws_only: bool = False,
+) -> None:
     """Runs inside a fresh process: exactly one framework is imported here.
 
     Trains every optimizer variant in `workdir/variants.json` ({label: {backend: spec}}) that
     names this backend, from the same initial weights, one after the other in this process. The
-    reference's stage runs first and leaves the initial weights; the others import them.
+    reference's stage runs first and leaves the initial weights; the others import them. Then
+    the backend's own random draws (draws.py); with `draws_only`, those alone.
     """
     import os
 
@@ -93,9 +101,16 @@ def stage(framework: str, model_name: str, workdir: Path, reference: str = REFER
     variants = json.loads((workdir / "variants.json").read_text())
     cfg = without_dropout(model_config(model_name))
     x, y, n_train, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
+    is_reference = framework == reference
+    if draws_only:
+        found = draws.draw(
+            backend, model_name, draws.training_config(model_name, cfg), is_reference
+        )
+        np.savez(workdir / f"{framework}.npz", **found)
+        return
     model = backend.build(model_name, cfg, "cpu")
     out: dict[str, np.ndarray] = {}
-    if framework == reference:
+    if is_reference:
         initial = backend.export_weights(model, model_name)
         np.savez(workdir / "initial.npz", **initial)
     else:
@@ -127,6 +142,11 @@ def stage(framework: str, model_name: str, workdir: Path, reference: str = REFER
         # variant trains in place.
         for k, v in backend.export_weights(model, model_name).items():
             out[f"{label}:w:{k}"] = np.array(v, copy=True)
+    # Last, so that its builds leave the training figures' random streams as they were; only
+    # for a certificate (the BASE variant), not for the optimizer variants tests compare.
+    if BASE in variants:
+        training_cfg = draws.training_config(model_name, cfg)
+        out.update(draws.draw(backend, model_name, training_cfg, is_reference))
     np.savez(workdir / f"{framework}.npz", **out)
 
 
@@ -137,10 +157,10 @@ def other_backends(reference: str = REFERENCE) -> list[str]:
 
 
 def run_stages(
-    model_name: str, variants: Variants, reference: str = REFERENCE
+    model_name: str, variants: Variants, reference: str = REFERENCE, draws_only: bool = False
 ) -> dict[str, dict[str, np.ndarray]]:
     """Each backend the variants name, in its own process, the reference first: backend ->
-    its stage's arrays."""
+    its stage's arrays (with `draws_only`, its random draws alone: no training)."""
     backends = [reference, *sorted({b for specs in variants.values() for b in specs} - {reference})]
     with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
         (Path(tmp) / "variants.json").write_text(json.dumps(variants))
@@ -152,7 +172,7 @@ def run_stages(
                 log,
             )
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
-            cmd += ["--reference", reference]
+            cmd += ["--reference", reference, *(["--draws-only"] if draws_only else [])]
             # Dies with this process (kill -9 included); on SIGTERM or Ctrl-C, subprocess.run
             # kills it as the Interrupted exception passes, and the temporary folder goes too.
             proc = subprocess.run(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from twinbench.result.block import Block, spec
+from twinbench.result.block import ABSENT, Block, spec
 
 # The worker's headline measurement: Timing.steady_step_s (and the column named after it).
 STEADY_STEP_S = "steady_step_s"
@@ -183,6 +183,12 @@ class History(Block):
     accuracy: list[float] = spec("training accuracy per epoch", "1")
     val_loss: list[float | None] = spec("validation loss per epoch")
     val_accuracy: list[float | None] = spec("validation accuracy per epoch", "1")
+    loop: list[dict[str, Any]] = spec(
+        "per epoch, what the loop fed and scored (frameworks/loop_print.py): batch_order_sha256, "
+        "first_batch_sha256 (before augmentation), train_samples, val_samples, "
+        "partial_batch_weighting; compared across a sweep's backends (analysis/compute/loops.py)",
+        default=ABSENT,
+    )
 
 
 @dataclass(frozen=True)

@@ -223,6 +223,7 @@ def assemble(
             "accuracy": history.accuracy,
             "val_loss": history.val_loss,
             "val_accuracy": history.val_accuracy,
+            "loop": history.loop,
         },
         parity=parity_status(spec),
         environment=environment.describe(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.compute import seed_curves
+from analysis.compute import loops, seed_curves
 from analysis.compute.pipeline import Analysis
 from analysis.render import charts
 from analysis.render.htmlkit import Col, esc, table_html
@@ -75,6 +75,35 @@ def write(page: Page, an: Analysis) -> None:
     if curves:
         page.csv(pd.DataFrame(curves), "curves")
     seed_curves.section(page, an.runs)  # several seeds per framework: bands and agreement
+    _loops(page, an.runs)
+
+
+LOOP_COLS = [
+    Col("model", "model"),
+    Col("seed", "seed"),
+    Col("backends", "backends"),
+    Col("runs", "runs"),
+    Col("epochs", "epochs compared"),
+    Col("same", "same batches and samples"),
+    Col("differences", "first difference"),
+]
+
+
+def _loops(page: Page, runs: pd.DataFrame) -> None:
+    """Whether backends that differ only in framework fed the same batches and scored the same
+    validation samples (analysis/compute/loops.py)."""
+    table = loops.loop_agreement(runs)
+    if table.empty:
+        return
+    page.add("<h3>The real loop: same batches, same validation samples?</h3>")
+    page.add(
+        "<p>Per epoch, each run records hashes of its batch order and first batch, the samples "
+        "it trained and scored, and how a partial last batch is weighted; runs differing only "
+        "in backend must agree. A row marked unstable names the first epoch and field that "
+        "differ.</p>"
+    )
+    page.add(table_html(table, LOOP_COLS, lambda r: "" if r.get("same") else "unstable"))
+    page.csv(table, "loops")
 
 
 SECTION = Section(ID, "equivalence", write)
