@@ -71,6 +71,7 @@ CONFIG_KEYS = [
     "threads_intra_requested",
     "threads_inter_requested",
     "settings",
+    "precision",
 ]
 
 
@@ -182,6 +183,8 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" t{intra}/{inter}"
         if variants.get((row["source"], row["backend"]), 1) > 1:
             label += f" [{row['settings_label']}]"
+        if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
+            label += " bf16"
         if machines.get(row["source"], 1) > 1:
             label += f" @ {row['machine']}"
         labels.append(label)

@@ -113,6 +113,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
     backend = get_backend(spec.backend)
     backend.configure_threads(spec.threads, spec.interop_threads)
     backend.apply_settings(settings_of(spec.backend_cfg))
+    backend.set_precision(spec.precision)
     backend.seed(spec.seed)
     plan = TrainPlan(
         epochs=1,

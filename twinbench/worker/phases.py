@@ -148,6 +148,7 @@ def import_framework(spec: RunSpec, label: str, cpu_peak: float | None) -> Frame
     import_s = seconds(t0, time.perf_counter_ns())
     threads = backend.configure_threads(spec.threads, spec.interop_threads)
     backend.apply_settings(settings_of(spec.backend_cfg))
+    backend.set_precision(spec.precision)
     backend.check_device(spec.device)
     backend.seed(spec.seed)
     peak = cpu_peak
