@@ -1,0 +1,183 @@
+"""precision=float32|bfloat16 and exec=eager|compiled: refused in one line where the machine
+cannot honour them, mapped onto every backend's own switches, read back into the record, and
+turned into the report's matrix with its break-even step count.
+
+One shared sweep (two tiny bfloat16 workers, eager) stands for training; everything else is
+plain functions. The compiled path is not trained here: torch.compile alone costs about a
+minute on two cores (docs/findings/2026-12-01-precision-and-exec.md measures it)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.compute import exec_matrix
+from analysis.load import axes
+from frameworks import registry, settings
+from frameworks.precision_check import precision_block
+from twinbench.config import precision
+from twinbench.config.choices import ConfigError
+from twinbench.config.spec import build_spec
+from twinbench.machine import environment
+from twinbench.result import results
+
+from .conftest import run_cli
+
+HAS_BF16 = bool(precision.bf16_units(environment.cpu_flags()))
+
+
+# ---------------------------------------------------------------- bad input, before training
+
+
+def test_float16_on_a_cpu_is_one_line_and_nothing_is_written(tmp_path):
+    proc = run_cli("precision=float16", f"hydra.run.dir={tmp_path / 'run'}")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "precision=float16" in proc.stderr and "bfloat16 or float32" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_bf16_without_bf16_units_is_refused_unless_allowed_explicitly():
+    config = {"precision": "bfloat16"}
+    with pytest.raises(ConfigError, match="allow_emulated_bf16=true"):
+        precision.check_hardware(config, "cpu", {"avx2", "fma"})
+    precision.check_hardware({**config, "allow_emulated_bf16": True}, "cpu", {"avx2"})
+    precision.check_hardware(config, "cpu", {"avx2", "avx512_bf16"})  # BF16 units: runs
+    precision.check_hardware({"precision": "float32"}, "cpu", set())
+
+
+def test_this_machine_refuses_bf16_exactly_when_it_lacks_bf16_units(compose):
+    config = compose("precision=bfloat16", "cpus=1")
+    if HAS_BF16:
+        assert build_spec(config).precision == "bfloat16"
+    else:
+        with pytest.raises(ConfigError, match="no bfloat16 units"):
+            build_spec(config)
+    assert build_spec({**config, "allow_emulated_bf16": True}).precision == "bfloat16"
+
+
+def test_unknown_exec_mode_is_refused(compose):
+    with pytest.raises(ConfigError, match="choose one of: null, eager, compiled"):
+        build_spec({**compose("cpus=1"), "exec": "jit"})
+
+
+# ---------------------------------------------------------------- the mapping per backend
+
+
+@pytest.mark.parametrize("backend", registry.names())
+@pytest.mark.parametrize("mode", precision.EXEC_MODES)
+def test_exec_sets_each_backends_own_switches_to_valid_values(compose, backend, mode):
+    spec = build_spec(compose(f"backend={backend}", "cpus=1", f"exec={mode}"))
+    switches = registry.spec(backend).exec_modes[mode]
+    assert switches, f"{backend} maps no switch for exec={mode}"
+    for key, value in switches.items():
+        assert spec.backend_cfg[key] is value
+    assert axes.exec_mode(spec.backend_cfg) == mode  # what the analysis reads back
+
+
+def test_exec_null_leaves_the_finer_switches_alone(compose):
+    config = compose("backend=torch", "cpus=1", "backend.compile=true")
+    assert build_spec(config).backend_cfg["compile"] is True
+
+
+def test_compiled_on_a_backend_that_cannot_compile_is_refused(monkeypatch, compose):
+    broken = dataclasses.replace(registry.spec("torch"), compile_check=lambda: "no C++ compiler")
+    monkeypatch.setitem(registry.BACKENDS, "torch", broken)
+    with pytest.raises(settings.SettingError, match=r"exec=compiled cannot run.*no C\+\+"):
+        settings.with_exec({"name": "torch", "compile": False}, "compiled")
+    assert settings.with_exec({"name": "torch"}, "eager")["compile"] is False
+
+
+def test_precision_is_part_of_the_run_identity_and_the_permission_is_not(compose):
+    fp32 = compose("cpus=1")
+    bf16 = {**fp32, "precision": "bfloat16"}
+    assert results.run_key(fp32) != results.run_key(bf16)
+    assert results.run_key(bf16) == results.run_key({**bf16, "allow_emulated_bf16": True})
+    assert results.run_key(fp32) != results.run_key({**fp32, "exec": "compiled"})
+
+
+# ---------------------------------------------------------------- the dtypes read back
+
+
+def test_the_precision_check_fails_a_run_whose_dtypes_are_not_what_was_asked():
+    ok = precision_block("bfloat16", {"bfloat16"}, {"float32"})
+    assert ok == {"precision": "bfloat16", "compute_dtype": "bfloat16", "variable_dtype": "float32"}
+    # Mutations: one layer left in float32; master weights stored in bfloat16.
+    with pytest.raises(settings.SettingError, match="compute_dtype bfloat16,float32"):
+        precision_block("bfloat16", {"bfloat16", "float32"}, {"float32"})
+    with pytest.raises(settings.SettingError, match="variable_dtype bfloat16"):
+        precision_block("bfloat16", {"bfloat16"}, {"bfloat16"})
+    with pytest.raises(settings.SettingError):
+        precision_block("float32", {"bfloat16"}, {"float32"})
+
+
+@pytest.fixture(scope="module")
+def bf16_records(tmp_path_factory) -> dict[str, dict]:
+    """Native torch and Keras on JAX, mixed bfloat16, eager, two steps each: one sweep."""
+    out = tmp_path_factory.mktemp("bf16")
+    proc = run_cli(
+        "-m", "backend=torch,keras_jax", "model=mlp", "precision=bfloat16",
+        "allow_emulated_bf16=true", "exec=eager", "cpus=1", "epochs=1", "max_steps=2",
+        "measure.warmup_steps=1", "measure.peak_probe=false", "quiet=true",
+        f"hydra.sweep.dir={out}", timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = [json.loads(p.read_text()) for p in Path(out).rglob("result.json")]
+    return {r["backend"]: r for r in found}
+
+
+@pytest.mark.parametrize("backend", ["torch", "keras_jax"])
+def test_a_bf16_run_computes_in_bf16_and_keeps_float32_master_weights(bf16_records, backend):
+    record = bf16_records[backend]
+    assert record["status"] == "ok", record.get("error")
+    assert record["settings"]["precision"] == {
+        "precision": "bfloat16",
+        "compute_dtype": "bfloat16",
+        "variable_dtype": "float32",
+    }
+    assert math.isfinite(record["history"]["loss"][-1])
+
+
+@pytest.mark.parametrize("backend", ["torch", "keras_jax"])
+def test_the_runs_table_flags_bf16_run_without_bf16_units(bf16_records, backend):
+    row = axes.columns(bf16_records[backend])
+    assert row["precision"] == "bfloat16" and row["exec_mode"] == "eager"
+    assert row["bf16_units"] is HAS_BF16  # False here: flagged as emulated
+
+
+# ---------------------------------------------------------------- the matrix and break-even
+
+
+def test_break_even_is_compile_cost_over_the_per_step_gain():
+    assert exec_matrix.break_even(10.0, 1.0, 0.01, 0.04) == pytest.approx(300.0)
+    assert exec_matrix.break_even(10.0, 1.0, 0.05, 0.04) == math.inf  # compiled slower: never
+    assert exec_matrix.break_even(0.5, 1.0, 0.01, 0.04) == 0.0  # cheaper from the start
+
+
+def _run(backend, prec, mode, steady, overhead, loss):
+    return {
+        "status": "ok", "workload": "mlp", "backend": backend, "precision": prec,
+        "exec_mode": mode, "steady_step_s": steady,
+        "startup_first_step_over_steady_s": overhead, "final_loss": loss,
+        "bf16_units": False if prec == "bfloat16" else None, "compiled_graphs": None,
+    }  # fmt: skip
+
+
+def test_the_matrix_gives_each_compiled_cell_its_break_even_with_an_interval():
+    runs = pd.DataFrame(
+        [_run("torch", "float32", "eager", s, 0.1, 2.0) for s in (0.040, 0.041, 0.039)]
+        + [_run("torch", "float32", "compiled", s, 30.1, 2.0) for s in (0.010, 0.011, 0.009)]
+        + [_run("torch", "bfloat16", "eager", 0.4, 0.1, 2.1)]
+    )
+    table = exec_matrix.matrix(runs).set_index(["precision", "exec_mode"])
+    compiled = table.loc[("float32", "compiled")]
+    assert compiled["break_even_steps"] == pytest.approx(30.0 / 0.030)
+    assert compiled["break_even_low"] < compiled["break_even_steps"] < compiled["break_even_high"]
+    assert math.isnan(table.loc[("float32", "eager"), "break_even_steps"])
+    assert table.loc[("bfloat16", "eager"), "loss_minus_fp32"] == pytest.approx(0.1)
+    assert table.loc[("bfloat16", "eager"), "bf16_units"] is False
