@@ -24,6 +24,7 @@ from twinbench.config import precision
 from twinbench.config.choices import ConfigError
 from twinbench.config.spec import build_spec
 from twinbench.machine import environment
+from twinbench.measure import bf16_evidence
 from twinbench.result import results
 
 from .conftest import run_cli
@@ -123,7 +124,8 @@ def bf16_records(tmp_path_factory) -> dict[str, dict]:
     proc = run_cli(
         "-m", "backend=torch,keras_jax", "model=mlp", "precision=bfloat16",
         "allow_emulated_bf16=true", "exec=eager", "cpus=1", "epochs=1", "max_steps=2",
-        "measure.warmup_steps=1", "measure.peak_probe=false", "quiet=true",
+        "measure.warmup_steps=1", "measure.peak_probe=false", "measure.kernel_probe=true",
+        "quiet=true",
         f"hydra.sweep.dir={out}", timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -148,6 +150,30 @@ def test_the_runs_table_flags_bf16_run_without_bf16_units(bf16_records, backend)
     row = axes.columns(bf16_records[backend])
     assert row["precision"] == "bfloat16" and row["exec_mode"] == "eager"
     assert row["bf16_units"] is HAS_BF16  # False here: flagged as emulated
+
+
+@pytest.mark.parametrize("backend", ["torch", "keras_jax"])
+def test_the_kernel_probe_says_whether_a_bf16_runs_products_used_bf16_units(bf16_records, backend):
+    probed = bf16_records[backend]["kernels"]
+    assert probed["bf16"]["precision"] == "bfloat16"
+    assert probed["bf16"]["bf16_units_ran"] is (probed["bf16"]["flag"] is None)
+    if not HAS_BF16:  # no bfloat16 instructions here: no kernel can have used them
+        assert not probed["bf16"]["bf16_units_ran"]
+        assert "FLAG: bfloat16 run without bfloat16 units" in probed["summary"]
+
+
+def test_bf16_evidence_reads_the_isa_of_each_product_kernel():
+    amx = {"matmul brg_matmul:avx512_core_amx": 3, "reorder jit:uni": 2}
+    native = bf16_evidence.verdict("bfloat16", amx, {})
+    assert native["bf16_units_ran"] and native["flag"] is None
+    assert list(native["per_op"]) == ["matmul"]  # reorders are not products
+    # Mutation: the same matmul on a plain AVX-512 kernel is flagged as converted.
+    plain = bf16_evidence.verdict("bfloat16", {"matmul brg_matmul:avx512_core": 3}, {})
+    assert "converted around float32" in plain["flag"]
+    # Mutation: an MKL SGEMM in a bfloat16 run is a fall-back to float32, named as such.
+    fell = bf16_evidence.verdict("bfloat16", {}, {"SGEMM": 4})
+    assert "fell back to float32 (MKL SGEMM x4)" in fell["flag"]
+    assert bf16_evidence.verdict("float32", {}, {"SGEMM": 4})["flag"] is None
 
 
 # ---------------------------------------------------------------- the matrix and break-even

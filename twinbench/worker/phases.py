@@ -261,5 +261,7 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
         # Evidence, on the run's own clock, that the profiler started after the last timed step.
         found["started_after_training_s"] = seconds(clock.epoch_end_ns[-1], t_profile)
     # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
-    probed = kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None
+    probed = None
+    if spec.measure.get("kernel_probe"):
+        probed = kernels.probe(run_dir, precision=spec.precision)
     return Looks(found, probed)
