@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +27,7 @@ from twinbench.config.choices import ConfigError
 from twinbench.config.spec import build_spec
 from twinbench.machine import environment
 from twinbench.measure import bf16_evidence
+from twinbench.paths import REPO_ROOT
 from twinbench.result import results
 
 from .conftest import run_cli
@@ -130,7 +133,7 @@ def bf16_records(tmp_path_factory) -> dict[str, dict]:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     found = [json.loads(p.read_text()) for p in Path(out).rglob("result.json")]
-    return {r["backend"]: r for r in found}
+    return {r["backend"]: r for r in found} | {"sweep_dir": out}
 
 
 @pytest.mark.parametrize("backend", ["torch", "keras_jax"])
@@ -174,6 +177,21 @@ def test_bf16_evidence_reads_the_isa_of_each_product_kernel():
     fell = bf16_evidence.verdict("bfloat16", {}, {"SGEMM": 4})
     assert "fell back to float32 (MKL SGEMM x4)" in fell["flag"]
     assert bf16_evidence.verdict("float32", {}, {"SGEMM": 4})["flag"] is None
+
+
+def test_the_report_shows_the_matrix_and_flags_emulated_bf16(bf16_records, tmp_path):
+    report = tmp_path / "report"
+    proc = subprocess.run(
+        [sys.executable, "-m", "analysis", str(bf16_records["sweep_dir"]), "--out", str(report)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    html = (report / "report.html").read_text()
+    assert 'id="precision-exec"' in html
+    assert ("Emulated bfloat16" in html) is not HAS_BF16
+    table = pd.read_csv(next(report.rglob("precision_exec*.csv")))
+    assert set(table["backend"]) == {"torch", "keras_jax"}
+    assert set(table["precision"]) == {"bfloat16"} and set(table["exec_mode"]) == {"eager"}
 
 
 # ---------------------------------------------------------------- the matrix and break-even
