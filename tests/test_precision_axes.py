@@ -26,7 +26,7 @@ from twinbench.config import precision
 from twinbench.config.choices import ConfigError
 from twinbench.config.spec import build_spec
 from twinbench.machine import environment
-from twinbench.measure import bf16_evidence
+from twinbench.measure import bf16_evidence, peak
 from twinbench.paths import REPO_ROOT
 from twinbench.result import results
 
@@ -192,6 +192,32 @@ def test_the_report_shows_the_matrix_and_flags_emulated_bf16(bf16_records, tmp_p
     table = pd.read_csv(next(report.rglob("precision_exec*.csv")))
     assert set(table["backend"]) == {"torch", "keras_jax"}
     assert set(table["precision"]) == {"bfloat16"} and set(table["exec_mode"]) == {"eager"}
+
+
+# ---------------------------------------------------------------- the peak per precision
+
+
+def test_a_bf16_peak_times_bf16_gemms_apart_from_the_float32_peak(tmp_path, monkeypatch):
+    asked = []
+
+    def run_probe(lib, size, repeats, min_repeat_s, cores, precision="float32"):
+        asked.append((lib, precision))
+        return {"library": lib, "kernel": lib, "gflops": 10.0 if precision == "bfloat16" else 20.0}
+
+    monkeypatch.setattr(peak, "read_clock_mhz", lambda: (2600.0, "test"))
+    kw = {"cache_dir": tmp_path, "run_probe": run_probe}
+    fp32 = peak.machine_peak("Test CPU x2", 2, **kw)
+    bf16 = peak.machine_peak("Test CPU x2", 2, precision="bfloat16", **kw)
+    assert fp32["machine_peak_gflops"] == 20.0 and bf16["machine_peak_gflops"] == 10.0
+    assert fp32["cache_file"] != bf16["cache_file"]  # neither cache answers for the other
+    assert ("numpy", "bfloat16") not in asked  # numpy has no bfloat16 GEMM
+    assert {lib for lib, p in asked if p == "bfloat16"} == set(peak.LIBRARIES) - {"numpy"}
+
+
+def test_the_bf16_gemm_probe_really_multiplies_bfloat16_in_its_own_process():
+    r = peak._run_probe("jax", 64, 2, 0.001, 1, precision="bfloat16")
+    assert r["precision"] == "bfloat16" and "bfloat16" in r["kernel"], r
+    assert r["gflops"] > 0
 
 
 # ---------------------------------------------------------------- the matrix and break-even

@@ -128,6 +128,7 @@ MEASURE: dict[str, Check] = {
     "warmup_steps": whole(0),
     "peak_probe": boolean,
     "peak_probe_size": whole(1),
+    "peak_probe_bf16_size": whole(1),
     "peak_probe_seconds": positive_number(),
     "peak_probe_repeats": whole(1),
     "peak_probe_repeat_s": positive_number(),

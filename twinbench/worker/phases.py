@@ -115,10 +115,12 @@ def machine_peak_record(
     if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
         return None
     cache = spec.measure.get("peak_cache_dir")
+    size_key = "peak_probe_size" if spec.precision == "float32" else "peak_probe_bf16_size"
     return peak_module.machine_peak(
         environment.describe()["fingerprint"],
         len(spec.cores),
-        size=int(spec.measure.get("peak_probe_size", PEAK_PROBE_SIZE)),
+        precision=spec.precision,
+        size=int(spec.measure.get(size_key, PEAK_PROBE_SIZE)),
         repeats=int(spec.measure.get("peak_probe_repeats", PEAK_PROBE_REPEATS)),
         min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", PEAK_PROBE_REPEAT_S)),
         cache_dir=Path(cache) if cache else None,
