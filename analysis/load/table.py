@@ -72,6 +72,7 @@ CONFIG_KEYS = [
     "threads_inter_requested",
     "settings",
     "precision",
+    "exec_mode",  # `exec` sets the compile switches in the worker, not in the recorded config
 ]
 
 
@@ -171,6 +172,7 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
     labels = []
     machines = df.groupby("source", dropna=False)["machine"].nunique()
     variants = df.groupby(["source", "backend"], dropna=False)["settings"].nunique()
+    modes = df.groupby(["source", "backend"], dropna=False)["exec_mode"].nunique()
     for _, row in df.iterrows():
         if isinstance(row.get("legacy_label"), str):
             labels.append(row["legacy_label"])
@@ -185,6 +187,8 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" [{row['settings_label']}]"
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
+        if modes.get((row["source"], row["backend"]), 1) > 1:
+            label += f" {row['exec_mode']}"
         if machines.get(row["source"], 1) > 1:
             label += f" @ {row['machine']}"
         labels.append(label)
