@@ -251,3 +251,19 @@ def test_the_matrix_gives_each_compiled_cell_its_break_even_with_an_interval():
     assert math.isnan(table.loc[("float32", "eager"), "break_even_steps"])
     assert table.loc[("bfloat16", "eager"), "loss_minus_fp32"] == pytest.approx(0.1)
     assert table.loc[("bfloat16", "eager"), "bf16_units"] is False
+
+
+def test_runs_that_differ_only_in_exec_or_precision_are_different_configurations():
+    from analysis.load import table
+
+    base = {
+        "source": "twinbench", "machine": "m", "backend": "torch", "model": "mlp", "cpus": 2,
+        "device": "cpu", "settings": "{}", "status": "ok", "epochs": 1, "batch_size": 128,
+    }  # fmt: skip
+    rows = [
+        {**base, "exec_mode": "eager", "precision": "float32"},
+        {**base, "exec_mode": "compiled", "precision": "float32"},
+        {**base, "exec_mode": "compiled", "precision": "bfloat16"},
+    ]
+    labels = list(table.frame(rows)["config_label"])
+    assert labels == ["torch cpu2 eager", "torch cpu2 compiled", "torch cpu2 compiled bf16"]

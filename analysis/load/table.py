@@ -185,10 +185,10 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" t{intra}/{inter}"
         if variants.get((row["source"], row["backend"]), 1) > 1:
             label += f" [{row['settings_label']}]"
+        elif modes.get((row["source"], row["backend"]), 1) > 1:  # switched by exec=, unseen
+            label += f" {row['exec_mode']}"  # in the recorded settings: say it here
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
-        if modes.get((row["source"], row["backend"]), 1) > 1:
-            label += f" {row['exec_mode']}"
         if machines.get(row["source"], 1) > 1:
             label += f" @ {row['machine']}"
         labels.append(label)
