@@ -74,6 +74,8 @@ class Backend(abc.ABC):
     its framework at the top; frameworks.registry names it and loads it lazily."""
 
     name: str  # the registry name (frameworks/registry.py)
+    # float32, or bfloat16 mixed precision (twinbench/config/precision.py); set before build
+    precision: str = "float32"
 
     # ---------------------------------------------------------------- process set-up
 
@@ -86,6 +88,12 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def apply_settings(self, requested: dict[str, Any]) -> None:
         """The backend's software settings (conf/backend/<name>.yaml without its name)."""
+
+    def set_precision(self, precision: str) -> None:
+        """float32, or mixed bfloat16: bfloat16 compute, float32 master weights, loss and
+        optimizer state. Called before build; the adapters read the dtypes back in
+        settings_report ("precision" block) and fail the run on a mismatch."""
+        self.precision = precision
 
     @abc.abstractmethod
     def settings_report(self) -> dict[str, Any]:

@@ -43,6 +43,22 @@ def xla_thread_variables(threads: int, interop_threads: int) -> dict[str, str]:
     return env
 
 
+def no_compile_check() -> str | None:
+    """A runtime whose compiler ships inside its wheel (XLA in TensorFlow and jaxlib)."""
+    return None
+
+
+def inductor_compile_check() -> str | None:
+    """torch.compile's Inductor writes C++ for the CPU and builds it with the system compiler:
+    without one, compiled runs fail mid-training, so the parent refuses them first."""
+    import shutil
+
+    compilers = (os.environ.get("CXX"), "c++", "g++", "clang++")
+    if any(c and shutil.which(c) for c in compilers):
+        return None
+    return "torch.compile (Inductor) needs a C++ compiler on PATH (c++, g++ or clang++; or CXX)"
+
+
 @dataclass(frozen=True)
 class BackendSpec:
     name: str  # the conf/backend/<name>.yaml file and the `backend=` value
@@ -61,6 +77,11 @@ class BackendSpec:
     # Source files (repository paths) that turn a model config into this backend's training
     # math: a parity certificate hashes them, so a change makes it stale.
     certified_code: tuple[str, ...] = ()
+    # exec=eager|compiled (conf/config.yaml) -> the settings each mode sets; the finer switches
+    # stay settable on their own when exec is null.
+    exec_modes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # None where exec=compiled can run here, else why not (checked in the parent, no import).
+    compile_check: Callable[[], str | None] = no_compile_check
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -77,6 +98,9 @@ KERAS_SETTINGS: Settings = {
     ),
     "steps_per_execution": (None, "compile(steps_per_execution=N): N steps per compiled call"),
 }
+
+# Keras on JAX and on torch: compile(jit_compile=...) is XLA on JAX and torch.compile on torch.
+KERAS_EXEC_MODES = {"eager": {"jit_compile": False}, "compiled": {"jit_compile": True}}
 
 KERAS_CODE = ("frameworks/keras/optimizers.py", "frameworks/keras/common.py")
 
@@ -104,6 +128,8 @@ BACKENDS: dict[str, BackendSpec] = {
             },
             packages=("torch",),
             profiler="torch.profiler",
+            exec_modes={"eager": {"compile": False}, "compiled": {"compile": True}},
+            compile_check=inductor_compile_check,
             certified_code=(
                 "frameworks/torch_native/optimizers.py",
                 "frameworks/torch_native/weight_layout.py",
@@ -141,6 +167,9 @@ BACKENDS: dict[str, BackendSpec] = {
             packages=("tensorflow", "tensorflow-cpu", "keras"),
             certified_code=KERAS_CODE,
             profiler="tf.profiler (XPlane)",
+            # Keras on TensorFlow always runs a tf.function graph; "eager" is that graph as
+            # Keras builds it by default, "compiled" the same graph through XLA.
+            exec_modes={"eager": {"xla": False}, "compiled": {"xla": True}},
         ),
         BackendSpec(
             name="keras_torch",
@@ -152,6 +181,8 @@ BACKENDS: dict[str, BackendSpec] = {
             environment={"KERAS_BACKEND": "torch"},
             packages=("torch", "keras"),
             certified_code=KERAS_CODE,
+            exec_modes=KERAS_EXEC_MODES,
+            compile_check=inductor_compile_check,
         ),
         BackendSpec(
             name="keras_jax",
@@ -164,6 +195,7 @@ BACKENDS: dict[str, BackendSpec] = {
             thread_variables=xla_thread_variables,
             packages=("jax", "jaxlib", "keras"),
             certified_code=KERAS_CODE,
+            exec_modes=KERAS_EXEC_MODES,
         ),
     )
 }

@@ -57,6 +57,18 @@ def validate(backend_cfg: dict[str, Any], optimizer: str | None = None) -> None:
         )
 
 
+def with_exec(backend_cfg: dict[str, Any], mode: str | None) -> dict[str, Any]:
+    """The backend config with `exec=eager|compiled` mapped onto its own switches (the registry's
+    exec_modes); null leaves the finer settings as they are. A mode this machine cannot compile
+    for is refused here, before anything trains."""
+    if mode is None:
+        return dict(backend_cfg)
+    spec = registry.spec(backend_cfg["name"])
+    if mode == "compiled" and (why := spec.compile_check()):
+        raise SettingError(f"exec=compiled cannot run on backend {spec.name} here: {why}")
+    return {**backend_cfg, **spec.exec_modes[mode]}
+
+
 def environment(backend_cfg: dict[str, Any]) -> dict[str, str]:
     """Variables the framework reads when it loads: the worker sets them before the import. The
     backend's fixed ones (Keras' runtime) and those its settings select (TF_ENABLE_ONEDNN_OPTS)."""

@@ -117,6 +117,12 @@ def test_tensorflow_settings_are_applied_and_read_back(tmp_path):
         "xla": True,  # the compiled Keras model's jit_compile
         "steps_per_execution": 3,
         "flush_denormal": True,
+        # the dtypes read back from the built model (frameworks/precision_check.py)
+        "precision": {
+            "precision": "float32",
+            "compute_dtype": "float32",
+            "variable_dtype": "float32",
+        },
     }
     # Keras calls the batch hook once per 3 steps; timings are still per step.
     assert r["timing"]["steps_per_tick"] == 3

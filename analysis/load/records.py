@@ -19,7 +19,7 @@ from typing import Any
 
 from analysis.compute import layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
-from analysis.load import backends
+from analysis.load import axes, backends
 from twinbench.result.block import ABSENT, present
 from twinbench.result.blocks import (
     STEADY_STEP_S,
@@ -274,6 +274,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         # with one pair_id were measured back to back, so their ratio is a paired one.
         "pair_id": present(record.pair_id),
         "settings": canonical(settings),
+        **axes.columns(r),  # precision and execution mode (axes.py)
         "settings_label": _settings_label(r, settings),
         # How many settings differ from the preset: with no default run in a cell, the variant
         # closest to it stands for out-of-the-box behaviour.

@@ -71,6 +71,8 @@ CONFIG_KEYS = [
     "threads_intra_requested",
     "threads_inter_requested",
     "settings",
+    "precision",
+    "exec_mode",  # `exec` sets the compile switches in the worker, not in the recorded config
 ]
 
 
@@ -170,6 +172,7 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
     labels = []
     machines = df.groupby("source", dropna=False)["machine"].nunique()
     variants = df.groupby(["source", "backend"], dropna=False)["settings"].nunique()
+    modes = df.groupby(["source", "backend"], dropna=False)["exec_mode"].nunique()
     for _, row in df.iterrows():
         if isinstance(row.get("legacy_label"), str):
             labels.append(row["legacy_label"])
@@ -182,6 +185,10 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" t{intra}/{inter}"
         if variants.get((row["source"], row["backend"]), 1) > 1:
             label += f" [{row['settings_label']}]"
+        elif modes.get((row["source"], row["backend"]), 1) > 1:  # switched by exec=, unseen
+            label += f" {row['exec_mode']}"  # in the recorded settings: say it here
+        if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
+            label += " bf16"
         if machines.get(row["source"], 1) > 1:
             label += f" @ {row['machine']}"
         labels.append(label)

@@ -26,6 +26,7 @@ from frameworks.base import Backend, History, TrainPlan, TrainStep
 from frameworks.keras.augment import make_augment
 from frameworks.keras.optimizers import make_optimizer
 from frameworks.loop_print import LoopPrint
+from frameworks.precision_check import precision_block
 from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
@@ -160,6 +161,25 @@ class KerasBackend(Backend):
         """jit_compile/xla and steps_per_execution take effect in compile()."""
         self.settings = dict(requested)
 
+    def set_precision(self, precision: str) -> None:
+        """Keras' global dtype policy, before the model is built: `mixed_bfloat16` computes in
+        bfloat16 and keeps variables, the loss (Keras casts predictions to the loss' float32)
+        and the optimizer state in float32."""
+        super().set_precision(precision)
+        keras.config.set_dtype_policy("mixed_bfloat16" if precision == "bfloat16" else "float32")
+
+    def precision_report(self) -> dict[str, Any] | None:
+        """The dtypes the built model computes in and stores its trainable weights in."""
+        m = self._model
+        if m is None:
+            return None
+        layers = [layer for layer in m._flatten_layers() if layer.trainable_weights]
+        return precision_block(
+            self.precision,
+            {str(layer.compute_dtype) for layer in layers},
+            {str(v.dtype) for v in m.trainable_weights},
+        )
+
     def engine(self) -> dict[str, Any]:
         """compile()'s engine arguments from the settings; null = Keras' own default."""
         jit = self.settings.get("jit_compile", self.settings.get("xla"))
@@ -180,7 +200,7 @@ class KerasBackend(Backend):
     def settings_report(self) -> dict[str, Any]:
         report = self.compiled_settings()
         check_requested(self.settings, report)
-        return report
+        return {**report, "precision": self.precision_report()}
 
     def describe(self) -> dict[str, Any]:
         return {

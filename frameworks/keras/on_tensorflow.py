@@ -72,7 +72,7 @@ class TensorFlowBackend(KerasBackend):
             "flush_denormal": float((x * y).numpy()[0]) == 0.0,
         }
         check_requested(self.settings, report)
-        return report
+        return {**report, "precision": self.precision_report()}
 
     def configure_threads(self, intra_op: int, inter_op: int) -> ThreadReport:
         tf.config.threading.set_intra_op_parallelism_threads(intra_op)

@@ -38,8 +38,15 @@ def module(library: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{library}")
 
 
-def gemm(library: str, size: int):
-    return module(library).gemm(size)
+def gemm(library: str, size: int, precision: str = "float32"):
+    """One size x size GEMM: float32, or bfloat16 inputs (gemm_bf16) where the library has one;
+    ValueError where it has none (numpy)."""
+    if precision == "float32":
+        return module(library).gemm(size)
+    gemm_bf16 = getattr(module(library), "gemm_bf16", None)
+    if gemm_bf16 is None:
+        raise ValueError(f"{library} has no bfloat16 GEMM")
+    return gemm_bf16(size)
 
 
 def kernel_op(library: str, op: str, shape: tuple[int, ...]):

@@ -21,6 +21,13 @@ def gemm(size: int) -> tuple[Callable[[], Any], str]:
     return (lambda: dot(a, b).block_until_ready()), "jax (XLA CPU dot)"
 
 
+def gemm_bf16(size: int) -> tuple[Callable[[], Any], str]:
+    ka, kb = jax.random.split(jax.random.PRNGKey(0))
+    a, b = (jax.random.normal(k, (size, size), dtype=jnp.bfloat16) for k in (ka, kb))
+    dot = jax.jit(jnp.dot)
+    return (lambda: dot(a, b).block_until_ready()), "jax (XLA CPU dot, bfloat16)"
+
+
 def kernel_op(op: str, shape: tuple[int, ...]) -> Callable[[], Any] | None:
     key = jax.random.PRNGKey(0)
     if op == "gemm":

@@ -25,6 +25,14 @@ def gemm(size: int) -> tuple[Callable[[], Any], str]:
     )
 
 
+def gemm_bf16(size: int) -> tuple[Callable[[], Any], str]:
+    a, b = (tf.cast(tf.random.normal((size, size)), tf.bfloat16) for _ in range(2))
+    onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") != "0"
+    return (lambda: _done(tf.linalg.matmul(a, b))), (
+        f"tensorflow ({'oneDNN' if onednn else 'Eigen'} MatMul, bfloat16)"
+    )
+
+
 def kernel_op(op: str, shape: tuple[int, ...]) -> Callable[[], Any] | None:
     if op == "gemm":
         m, k, n = shape

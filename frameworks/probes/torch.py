@@ -16,6 +16,15 @@ def gemm(size: int) -> tuple[Callable[[], Any], str]:
     return (lambda: torch.mm(a, b)), f"torch ({kernel})"
 
 
+def gemm_bf16(size: int) -> tuple[Callable[[], Any], str]:
+    """bfloat16 inputs, float32 accumulation: oneDNN's bf16 matmul where torch may use it
+    (a CPU with bf16 or AVX-512 support), else torch's own bf16 GEMM, which converts."""
+    a, b = (torch.randn(size, size, dtype=torch.bfloat16) for _ in range(2))
+    onednn = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    kernel = "oneDNN bf16 matmul" if onednn else "native bf16 GEMM, converted to float32"
+    return (lambda: torch.mm(a, b)), f"torch ({kernel})"
+
+
 def kernel_op(op: str, shape: tuple[int, ...]) -> Callable[[], Any] | None:
     if op == "gemm":
         m, k, n = shape

@@ -25,11 +25,14 @@ from frameworks.base import (
     TrainStep,
 )
 from frameworks.loop_print import LoopPrint
+from frameworks.precision_check import precision_block
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import optimizers as torch_optimizers
+from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
 from frameworks.torch_native import weight_layout
+from frameworks.torch_native.objective import Objective
 
 
 def _native_pools() -> list[dict[str, Any]]:
@@ -92,57 +95,6 @@ def _best_rate(op, flop: int, seconds: float) -> float:
     return best  # flop per ns = GFLOP/s
 
 
-class Objective:
-    """Loss and correct-prediction count for a model's output activation, on logits.
-
-    A model with several heads (conf `loss_weights`, e.g. textgen's main and aux) returns a dict
-    of logits, every head predicting the same targets: the loss is the weighted sum of the
-    heads' losses, as Keras' `loss_weights`, and accuracy is the primary head's.
-    """
-
-    def __init__(
-        self,
-        output: str,
-        loss_weights: dict[str, float] | None = None,
-        primary: str | None = None,
-    ):
-        self.output = output
-        self.loss_weights = dict(loss_weights) if loss_weights else None
-        self.primary = primary
-        if self.loss_weights and primary not in self.loss_weights:
-            raise ValueError(f"primary output {primary!r} is not among {list(self.loss_weights)}")
-        if output == "softmax":
-            self.loss = nn.CrossEntropyLoss()
-        elif output == "sigmoid":
-            self.loss = nn.BCEWithLogitsLoss()
-        else:
-            raise ValueError(f"unsupported output activation '{output}'")
-
-    @classmethod
-    def for_model(cls, model_cfg: dict[str, Any]) -> Objective:
-        module = models.get(model_cfg["name"])
-        return cls(
-            module.OUTPUT, model_cfg.get("loss_weights"), getattr(module, "PRIMARY_OUTPUT", None)
-        )
-
-    def __call__(self, logits, y: torch.Tensor) -> torch.Tensor:
-        if self.loss_weights:
-            return sum(w * self._loss(logits[head], y) for head, w in self.loss_weights.items())
-        return self._loss(logits, y)
-
-    def _loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        if self.output == "sigmoid":
-            return self.loss(logits.squeeze(-1), y.to(logits.dtype))
-        return self.loss(logits, y)
-
-    def correct(self, logits, y: torch.Tensor) -> torch.Tensor:
-        if self.loss_weights:
-            logits = logits[self.primary]
-        if self.output == "sigmoid":
-            return ((logits.squeeze(-1) > 0) == y.bool()).sum()
-        return (logits.argmax(dim=-1) == y).sum()
-
-
 def configure_torch_threads(intra_op: int, inter_op: int) -> ThreadReport:
     """torch's pools set and read back; Keras on torch shares them (keras/on_torch.py)."""
     torch.set_num_threads(intra_op)
@@ -172,6 +124,7 @@ class TorchBackend(Backend):
         """Process-wide switches now; compile and fused optimizers when training starts."""
         self.settings = dict(requested)
         self._optimizer, self._schedule, self._compiled = None, None, None
+        self._compute_dtypes: set[str] = set()
         torch.backends.mkldnn.enabled = bool(requested.get("mkldnn", True))
         # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
         if not torch.set_flush_denormal(bool(requested.get("flush_denormal", False))):
@@ -191,6 +144,11 @@ class TorchBackend(Backend):
             "compiled_graphs": graphs,
             "compile_mode": self.settings.get("compile_mode", "default"),
             "fused_optimizer": fused,
+            "precision": precision_block(
+                self.precision,
+                self._compute_dtypes,
+                {torch_precision.dtype_name(p.dtype) for p in self._optimizer_params()},
+            ),
         }
         for key in ("mkldnn", "flush_denormal", "compile"):
             want = bool(self.settings.get(key, key == "mkldnn"))
@@ -281,10 +239,15 @@ class TorchBackend(Backend):
         # Training mode (BatchNorm batch statistics, dropout): Keras' train_on_batch and fit
         # train with training=True whatever ran before, e.g. an inference-mode predict.
         model.train()
+        device = next(model.parameters()).device.type
+        computed = self._compute_dtypes = set()
 
         def step(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             optimizer.zero_grad(set_to_none=True)
-            logits = forward(x)
+            with torch_precision.autocast(self.precision, device):
+                logits = forward(x)
+            computed.add(torch_precision.logits_dtype(logits))  # evidence for the record
+            logits = torch_precision.float32_logits(logits)  # a float32 loss in every run
             loss = objective(logits, y)
             loss.backward()
             optimizer.step()
@@ -295,6 +258,12 @@ class TorchBackend(Backend):
             return loss.detach(), logits.detach()
 
         return step, objective
+
+    def _optimizer_params(self):
+        """The parameters the optimizer updates: float32 master weights in a mixed run."""
+        if self._optimizer is None:
+            return []
+        return [p for group in self._optimizer.param_groups for p in group["params"]]
 
     def optimizer_and_schedule(self):
         """The optimizer and learning-rate schedule of the last make_step."""
@@ -387,7 +356,8 @@ class TorchBackend(Backend):
         loss_sum, correct, seen = 0.0, 0, 0
         for step in range(steps):
             xb, yb = x[step * bs : (step + 1) * bs], y[step * bs : (step + 1) * bs]
-            logits = model(xb)
+            with torch_precision.autocast(self.precision, x.device.type):  # as Keras evaluates
+                logits = torch_precision.float32_logits(model(xb))
             loss_sum += objective(logits, yb).item() * len(yb)
             correct += objective.correct(logits, yb).item()
             seen += len(yb)

@@ -19,6 +19,7 @@ from typing import Any
 
 from twinbench.config.choices import DEVICES, ConfigError, group_choices
 from twinbench.config.model_values import check_model
+from twinbench.config.precision import check_exec_value, check_precision_value
 
 GROUPS = ("backend", "model", "data", "opt")
 
@@ -119,11 +120,15 @@ TOP_LEVEL: dict[str, Check] = {
     "profile": boolean,
     "certify": boolean,
     "quiet": boolean,
+    "precision": check_precision_value,
+    "allow_emulated_bf16": boolean,
+    "exec": check_exec_value,
 }
 MEASURE: dict[str, Check] = {
     "warmup_steps": whole(0),
     "peak_probe": boolean,
     "peak_probe_size": whole(1),
+    "peak_probe_bf16_size": whole(1),
     "peak_probe_seconds": positive_number(),
     "peak_probe_repeats": whole(1),
     "peak_probe_repeat_s": positive_number(),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twinbench.config import precision as precision_module
 from twinbench.config import schema
 from twinbench.config.choices import DEVICES, ConfigError, group_choices
 from twinbench.machine import cpu
@@ -34,6 +35,8 @@ class RunSpec:
     model_cfg: dict[str, Any]
     backend_cfg: dict[str, Any]
     measure: dict[str, Any]
+    precision: str = "float32"  # twinbench/config/precision.py
+    exec_mode: str | None = None  # `exec`: eager | compiled | None (the backend's settings)
     repeats: int = 1  # with repeats=auto: 1 here, auto_repeats True (twinbench/launch/adaptive.py)
     auto_repeats: bool = False
     force: bool = False
@@ -93,9 +96,12 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
 
     model_cfg = config["model"]
     from frameworks import optimizer_formula, settings
+    from twinbench.machine import environment
 
+    precision_module.check_hardware(config, device, environment.cpu_flags())
     try:
-        settings.validate(config["backend"], model_cfg["optimizer"]["name"])
+        backend_cfg = settings.with_exec(config["backend"], config.get("exec"))
+        settings.validate(backend_cfg, model_cfg["optimizer"]["name"])
         optimizer_formula.formula_of(model_cfg["optimizer"])
     except settings.SettingError as exc:
         raise ConfigError(str(exc)) from None
@@ -120,8 +126,10 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
         seed=int(config.get("seed", 0)),
         data=dict(config["data"]),
         model_cfg=dict(model_cfg),
-        backend_cfg=dict(config["backend"]),
+        backend_cfg=backend_cfg,
         measure=dict(config.get("measure") or {}),
+        precision=config.get("precision", "float32"),
+        exec_mode=config.get("exec"),
         repeats=1 if auto else _positive_int("repeats", config.get("repeats", 1)),
         auto_repeats=auto,
         force=bool(config.get("force", False)),

@@ -48,6 +48,11 @@ def _cpuinfo() -> tuple[str, set[str]]:
     return model, flags
 
 
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags as /proc/cpuinfo lists them (empty where it cannot be read)."""
+    return _cpuinfo()[1]
+
+
 def machine_fingerprint(env: dict[str, Any]) -> str:
     """Identifies comparable hardware across result files: CPU model and logical core count."""
     return f"{env['cpu_model']} x{env['logical_cores']}"

@@ -21,6 +21,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from twinbench.measure import bf16_evidence
+
 VERBOSE_ENV = {"MKL_VERBOSE": "1", "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
 PROBE_STEPS = 3
 MKL_CALL = re.compile(r"^MKL_VERBOSE\s+([A-Z_][A-Z0-9_]*)\(")
@@ -74,8 +76,10 @@ def summary(mkl_calls: Counter, onednn: Counter, onednn_isa: str | None) -> str:
     return "; ".join(parts) or "no MKL or oneDNN calls logged (Eigen or native kernels)"
 
 
-def probe(run_dir: Path, timeout_s: float = 600) -> dict[str, Any]:
-    """Run the probe process for the run in `run_dir` (its spec.json) and parse what it logged."""
+def probe(run_dir: Path, timeout_s: float = 600, precision: str = "float32") -> dict[str, Any]:
+    """Run the probe process for the run in `run_dir` (its spec.json) and parse what it logged;
+    `bf16` says per op type which kernel and ISA ran and flags a bfloat16 run whose products
+    did not run on bfloat16 units (bf16_evidence.py)."""
     from twinbench.launch import lifeline
 
     env = lifeline.child_env({**os.environ, **VERBOSE_ENV})  # it dies with this process
@@ -87,6 +91,11 @@ def probe(run_dir: Path, timeout_s: float = 600) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         return {"error": f"kernel probe took over {timeout_s:.0f} s"}
     record = parse(proc.stdout + "\n" + proc.stderr)
+    record["bf16"] = bf16_evidence.verdict(
+        precision, record["onednn"]["primitives"], record["mkl"]["calls"]
+    )
+    if record["bf16"]["flag"]:
+        record["summary"] += "; FLAG: " + record["bf16"]["flag"]
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         record["error"] = tail[0]
@@ -113,6 +122,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
     backend = get_backend(spec.backend)
     backend.configure_threads(spec.threads, spec.interop_threads)
     backend.apply_settings(settings_of(spec.backend_cfg))
+    backend.set_precision(spec.precision)
     backend.seed(spec.seed)
     plan = TrainPlan(
         epochs=1,

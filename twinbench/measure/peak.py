@@ -46,10 +46,10 @@ FLOPS_PER_CYCLE = (("avx512f", 2 * 16 * 2), ("fma", 2 * 8 * 2), ("avx", 8 + 8), 
 # ------------------------------------------------------------------ one library, in its process
 
 
-def _gemm(library: str, size: int) -> tuple[Callable[[], Any], str]:
-    """A callable doing one float32 size x size GEMM to completion, and the kernel it uses
-    (the library's own code is in frameworks/probes/<library>.py)."""
-    return probes.gemm(library, size)
+def _gemm(library: str, size: int, precision: str = "float32") -> tuple[Callable[[], Any], str]:
+    """A callable doing one size x size GEMM (float32, or bfloat16 inputs) to completion, and the
+    kernel it uses (the library's own code is in frameworks/probes/<library>.py)."""
+    return probes.gemm(library, size, precision)
 
 
 def median_rate(
@@ -80,11 +80,14 @@ def median_rate(
     }
 
 
-def probe(library: str, size: int, repeats: int, min_repeat_s: float) -> dict[str, Any]:
-    op, kernel = _gemm(library, size)
-    return {"library": library, "kernel": kernel, "size": size, "repeats": repeats} | median_rate(
-        op, 2.0 * size**3, repeats, min_repeat_s
-    )
+def probe(
+    library: str, size: int, repeats: int, min_repeat_s: float, precision: str = "float32"
+) -> dict[str, Any]:
+    op, kernel = _gemm(library, size, precision)
+    about = {"library": library, "kernel": kernel, "size": size, "repeats": repeats}
+    if precision != "float32":
+        about["precision"] = precision
+    return about | median_rate(op, 2.0 * size**3, repeats, min_repeat_s)
 
 
 # ------------------------------------------------------------------ the machine limit
@@ -130,9 +133,10 @@ def _cpu_flags() -> set[str]:
 # ------------------------------------------------------------------ the machine peak, cached
 
 
-def _cache_file(cache_dir: Path, fingerprint: str, cores: int) -> Path:
+def _cache_file(cache_dir: Path, fingerprint: str, cores: int, precision: str = "float32") -> Path:
     name = re.sub(r"[^A-Za-z0-9]+", "_", fingerprint).strip("_").lower()
-    return Path(cache_dir) / f"{name}-cpus{cores}.json"
+    suffix = "" if precision == "float32" else f"-{precision}"  # float32 caches stay valid
+    return Path(cache_dir) / f"{name}-cpus{cores}{suffix}.json"
 
 
 def default_cache_dir() -> Path:
@@ -141,7 +145,12 @@ def default_cache_dir() -> Path:
 
 
 def _run_probe(
-    library: str, size: int, repeats: int, min_repeat_s: float, cores: int
+    library: str,
+    size: int,
+    repeats: int,
+    min_repeat_s: float,
+    cores: int,
+    precision: str = "float32",
 ) -> dict[str, Any]:
     """One library's probe in a fresh interpreter with this process' affinity (inherited) and
     one thread per core."""
@@ -154,7 +163,7 @@ def _run_probe(
     env.pop("TF_ENABLE_ONEDNN_OPTS", None)  # each library as installed: its default kernels
     proc = subprocess.run(
         [sys.executable, "-m", "twinbench.measure.peak", "probe", library, str(size), str(repeats),
-         str(min_repeat_s)],
+         str(min_repeat_s), precision],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
     if proc.returncode != 0:
@@ -186,12 +195,20 @@ def machine_peak(
     libraries: tuple[str, ...] = LIBRARIES,
     run_probe: Callable[..., dict[str, Any]] = _run_probe,
     say: Callable[[str], None] | None = None,
+    precision: str = "float32",
 ) -> dict[str, Any]:
     """The machine's GEMM peak on `cores` cores (this process' affinity), from the cache or
     measured now: every installed library's median GEMM rate, the best one, the ISA limit.
-    `say` hears which library is being probed (each is a fresh process: seconds each)."""
-    path = _cache_file(cache_dir or default_cache_dir(), fingerprint, cores)
+    `say` hears which library is being probed (each is a fresh process: seconds each).
+    precision="bfloat16" times bfloat16 GEMMs instead, in the libraries that have one (not
+    numpy), cached apart: a bfloat16 run's fraction of peak is then against bfloat16's peak."""
+    path = _cache_file(cache_dir or default_cache_dir(), fingerprint, cores, precision)
     want = {"version": CACHE_VERSION, "size": size, "repeats": repeats, "libraries": [*libraries]}
+    extra: dict[str, Any] = {}
+    if precision != "float32":
+        libraries = tuple(lib for lib in libraries if lib not in probes.NEUTRAL)
+        want |= {"precision": precision, "libraries": [*libraries]}
+        extra = {"precision": precision}
     cached = read_cache(path, want)
     if cached is not None:
         return cached
@@ -200,7 +217,7 @@ def machine_peak(
     for i, lib in enumerate(installed, 1):
         if say is not None:
             say(f"measuring the GEMM peak on {cores} core(s): {lib} ({i}/{len(installed)})...")
-        per_library[lib] = run_probe(lib, size, repeats, min_repeat_s, cores)
+        per_library[lib] = run_probe(lib, size, repeats, min_repeat_s, cores, **extra)
     rated = {k: v["gflops"] for k, v in per_library.items() if v.get("gflops")}
     best = max(rated, key=rated.get) if rated else None
     mhz, clock_source = read_clock_mhz()
@@ -248,14 +265,15 @@ def main(argv: list[str]) -> int:
     from twinbench.launch import lifeline
 
     lifeline.die_with_parent()  # first: a probe never outlives the worker that started it
-    if len(argv) != 6 or argv[1] != "probe":
+    if len(argv) not in (6, 7) or argv[1] != "probe":
         print(
             "usage: python -m twinbench.measure.peak probe <library> <size> <repeats> "
-            "<min_repeat_s>",
+            "<min_repeat_s> [float32|bfloat16]",
             file=sys.stderr,
         )
         return 2
-    print(json.dumps(probe(argv[2], int(argv[3]), int(argv[4]), float(argv[5]))))
+    precision = argv[6] if len(argv) == 7 else "float32"
+    print(json.dumps(probe(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), precision)))
     return 0
 
 

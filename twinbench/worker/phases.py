@@ -115,10 +115,12 @@ def machine_peak_record(
     if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
         return None
     cache = spec.measure.get("peak_cache_dir")
+    size_key = "peak_probe_size" if spec.precision == "float32" else "peak_probe_bf16_size"
     return peak_module.machine_peak(
         environment.describe()["fingerprint"],
         len(spec.cores),
-        size=int(spec.measure.get("peak_probe_size", PEAK_PROBE_SIZE)),
+        precision=spec.precision,
+        size=int(spec.measure.get(size_key, PEAK_PROBE_SIZE)),
         repeats=int(spec.measure.get("peak_probe_repeats", PEAK_PROBE_REPEATS)),
         min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", PEAK_PROBE_REPEAT_S)),
         cache_dir=Path(cache) if cache else None,
@@ -148,6 +150,7 @@ def import_framework(spec: RunSpec, label: str, cpu_peak: float | None) -> Frame
     import_s = seconds(t0, time.perf_counter_ns())
     threads = backend.configure_threads(spec.threads, spec.interop_threads)
     backend.apply_settings(settings_of(spec.backend_cfg))
+    backend.set_precision(spec.precision)
     backend.check_device(spec.device)
     backend.seed(spec.seed)
     peak = cpu_peak
@@ -260,5 +263,7 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
         # Evidence, on the run's own clock, that the profiler started after the last timed step.
         found["started_after_training_s"] = seconds(clock.epoch_end_ns[-1], t_profile)
     # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
-    probed = kernels.probe(run_dir) if spec.measure.get("kernel_probe") else None
+    probed = None
+    if spec.measure.get("kernel_probe"):
+        probed = kernels.probe(run_dir, precision=spec.precision)
     return Looks(found, probed)

@@ -1,0 +1,130 @@
+"""The precision x execution-mode matrix: per workload and backend, {float32, bfloat16} x
+{eager, compiled} with the steady step, the start-up cost of the first step, the loss against
+float32, and the break-even step count of compiling.
+
+Break-even: a compiled run pays `c_c` once (its first step over its steady step: tracing and
+compilation) and then `s_c` per step; eager pays `c_e` and `s_e`. Compiled's total time drops
+below eager's after n* = (c_c - c_e) / (s_e - s_c) steps; never where compiled steps are not
+faster. With repeats, its interval is a seeded percentile bootstrap over the repeats of both
+modes (medians resampled, as stats.ratio_ci does for ratios).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from twinbench.stats import CONFIDENCE, summarize
+
+STEADY = "steady_step_s"
+OVERHEAD = "startup_first_step_over_steady_s"
+CELL = ["workload", "backend", "precision", "exec_mode"]
+RESAMPLES = 2000
+
+
+def break_even(overhead_c: float, overhead_e: float, steady_c: float, steady_e: float) -> float:
+    """Steps after which compiled's total time is below eager's; inf if it never is."""
+    gain = steady_e - steady_c
+    if gain <= 0:
+        return math.inf
+    return max(0.0, (overhead_c - overhead_e) / gain)
+
+
+def break_even_interval(
+    compiled: pd.DataFrame, eager: pd.DataFrame, seed: int = 0
+) -> tuple[float, float | None, float | None]:
+    """n* from the medians of each mode's repeats, and its bootstrap interval (None with one
+    repeat a side)."""
+
+    def point(c: pd.DataFrame, e: pd.DataFrame) -> float:
+        return break_even(
+            float(np.median(c[OVERHEAD])),
+            float(np.median(e[OVERHEAD])),
+            float(np.median(c[STEADY])),
+            float(np.median(e[STEADY])),
+        )
+
+    best = point(compiled, eager)
+    if len(compiled) < 2 or len(eager) < 2:
+        return best, None, None
+    rng = np.random.default_rng(seed)
+    draws = [
+        point(
+            compiled.iloc[rng.integers(0, len(compiled), len(compiled))],
+            eager.iloc[rng.integers(0, len(eager), len(eager))],
+        )
+        for _ in range(RESAMPLES)
+    ]
+    tail = (1 - CONFIDENCE) / 2 * 100
+    lo, hi = np.percentile(draws, [tail, 100 - tail])  # inf draws push the top to inf
+    return best, float(lo), float(hi)
+
+
+def matrix(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell (workload, backend, precision, exec_mode) of the ok runs that say both."""
+    need = [*CELL, STEADY, OVERHEAD, "final_loss"]
+    if any(c not in runs for c in need):
+        return pd.DataFrame()
+    ok = runs[(runs["status"] == "ok") & runs["exec_mode"].notna()].dropna(subset=[STEADY])
+    rows: list[dict[str, Any]] = []
+    for key, cell in ok.groupby(CELL, dropna=False):
+        steady = summarize(cell[STEADY].astype(float))
+        row = dict(zip(CELL, key, strict=True))
+        row.update(
+            n=len(cell),
+            steady_step_s=steady.median,
+            steady_ci_low_s=steady.ci_low,
+            steady_ci_high_s=steady.ci_high,
+            first_step_over_steady_s=float(np.median(cell[OVERHEAD].astype(float))),
+            final_loss=float(np.median(cell["final_loss"].astype(float))),
+            bf16_units=_one(cell.get("bf16_units")),
+            compiled_graphs=_one(cell.get("compiled_graphs")),
+        )
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    return _with_comparisons(table, ok)
+
+
+def _one(values: pd.Series | None) -> Any:
+    """The cell's value where its runs agree, else None."""
+    if values is None:
+        return None
+    seen = list(dict.fromkeys(v for v in values.tolist() if v is not None and v == v))
+    return seen[0] if len(seen) == 1 else None
+
+
+def _with_comparisons(table: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
+    """Loss against the float32 cell of the same mode; break-even on each compiled row."""
+    table = table.copy()
+    table["loss_minus_fp32"] = np.nan
+    table["break_even_steps"] = np.nan
+    table["break_even_low"] = np.nan
+    table["break_even_high"] = np.nan
+    index = table.set_index(CELL).index
+    for i, row in table.iterrows():
+        fp32 = (row["workload"], row["backend"], "float32", row["exec_mode"])
+        if fp32 in index:
+            table.loc[i, "loss_minus_fp32"] = (
+                row["final_loss"] - table.loc[index.get_loc(fp32), "final_loss"]
+            )
+        if row["exec_mode"] != "compiled":
+            continue
+        same = (
+            (ok["workload"] == row["workload"])
+            & (ok["backend"] == row["backend"])
+            & (ok["precision"] == row["precision"])
+        )
+        compiled, eager = (
+            ok[same & (ok["exec_mode"] == "compiled")],
+            ok[same & (ok["exec_mode"] == "eager")],
+        )
+        if eager.empty:
+            continue
+        n, lo, hi = break_even_interval(compiled, eager)
+        table.loc[i, ["break_even_steps", "break_even_low", "break_even_high"]] = [n, lo, hi]
+    return table
