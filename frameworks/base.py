@@ -111,6 +111,12 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def seed(self, seed: int) -> None: ...
 
+    def fresh_session(self) -> None:
+        """Forget every model built so far in this process (names, graphs, caches), so that the
+        next build is as in a fresh process: parity builds several models in one stage process.
+        Nothing to forget by default (native torch keeps no global model state)."""
+        return None
+
     # ---------------------------------------------------------------- the model
 
     @abc.abstractmethod

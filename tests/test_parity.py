@@ -19,16 +19,18 @@ from twinbench.parity import certificates, compare, stages
 
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory):
-    """model -> backend -> its report against the reference: every backend of a model checked
-    in one go (the reference's stage once), written under a temporary folder."""
+    """model -> backend -> its report against the reference: every model on every backend
+    checked in one go (one stage process per backend for all models), written under a
+    temporary folder."""
     reports: dict[str, dict[str, compare.ParityReport]] = {}
     folder = tmp_path_factory.mktemp("parity")  # never into the repository's results/
 
     def check(model: str) -> tuple[dict[str, compare.ParityReport], object]:
-        if model not in reports:
-            reports[model] = {r.backend: r for r in compare.check_all(model)}
-            for report in reports[model].values():
-                certificates.write_certificate(report, folder)
+        if not reports:
+            for name, found in compare.check_many(group_choices("model")).items():
+                reports[name] = {r.backend: r for r in found}
+                for report in found:
+                    certificates.write_certificate(report, folder)
         return reports[model], folder
 
     return check

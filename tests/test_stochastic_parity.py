@@ -24,12 +24,8 @@ SIDE = "torch"  # the mutated side: in this process
 
 @pytest.fixture(scope="module")
 def reference_draws() -> dict[str, dict[str, np.ndarray]]:
-    return {
-        model: stages.run_stages(model, {}, tolerances.REFERENCE, draws_only=True)[
-            tolerances.REFERENCE
-        ]
-        for model in MODELS
-    }
+    found = stages.run_stages_many({m: {} for m in MODELS}, tolerances.REFERENCE, draws_only=True)
+    return {model: found[model][tolerances.REFERENCE] for model in MODELS}
 
 
 def _judge(reference_draws, model: str, arch: dict | None = None, augment: dict | None = None):

@@ -213,6 +213,10 @@ class KerasBackend(Backend):
     def seed(self, seed: int) -> None:
         keras.utils.set_random_seed(seed)
 
+    def fresh_session(self) -> None:
+        # Layer names are uniquified per session ("dense_3"): weights are exchanged by name
+        keras.backend.clear_session()
+
     # ---------------------------------------------------------------- the model
 
     def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> keras.Model:

@@ -19,9 +19,9 @@ from twinbench.ui import progress
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--stage":
         lifeline.die_with_parent()  # first: a stage never outlives the certifying process
-        framework, model_name, workdir = argv[1:4]
+        framework, model_names, workdir = argv[1:4]  # models: comma-separated
         reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
-        stage(framework, model_name, Path(workdir), reference, "--draws-only" in argv)
+        stage(framework, model_names.split(","), Path(workdir), reference, "--draws-only" in argv)
         return 0
     progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
     argv = [arg for arg in argv if arg != "--quiet"]

@@ -24,7 +24,7 @@ from frameworks.tolerances import (
 )
 from models.catalog import model_config
 from twinbench.parity import distributions
-from twinbench.parity.stages import Variants, other_backends, run_stages
+from twinbench.parity.stages import Variants, other_backends, run_stages, run_stages_many
 
 
 @dataclass
@@ -165,14 +165,28 @@ def check_all(
 ) -> list[ParityReport]:
     """The model on `backends` (default: every registered one but the reference), each against
     the reference: one report per backend, the reference's stage run once for all."""
+    return check_many([model_name], backends, reference)[model_name]
+
+
+def check_many(
+    model_names: list[str], backends: list[str] | None = None, reference: str = REFERENCE
+) -> dict[str, list[ParityReport]]:
+    """check_all for several models at once, one process per backend serving all of them (a
+    framework's start-up paid once, not once per model): model -> its reports."""
     backends = backends or other_backends(reference)
-    cfg = model_config(model_name)
-    opt = cfg["optimizer"]
-    outputs = run_stages(model_name, {BASE: {b: opt for b in [reference, *backends]}}, reference)
-    return [
-        _pair_report(model_name, cfg, outputs[reference], outputs[b], b, reference)
-        for b in backends
-    ]
+    cfgs = {name: model_config(name) for name in model_names}
+    variants = {
+        name: {BASE: {b: cfg["optimizer"] for b in [reference, *backends]}}
+        for name, cfg in cfgs.items()
+    }
+    outputs = run_stages_many(variants, reference)
+    return {
+        name: [
+            _pair_report(name, cfg, outputs[name][reference], outputs[name][b], b, reference)
+            for b in backends
+        ]
+        for name, cfg in cfgs.items()
+    }
 
 
 def check(model_name: str, backend: str, reference: str = REFERENCE) -> ParityReport:

@@ -235,9 +235,7 @@ def check_augment(out: np.ndarray | None, spec: dict[str, Any] | None, side: str
         )
     for name, p in (("height shifts", p_dy), ("width shifts", p_dx), ("flip rate", p_flip)):
         if p < alpha:
-            failures.append(
-                f"augment: {side}: {name} off the config (p {p:.2g} < {alpha:.2g})"
-            )
+            failures.append(f"augment: {side}: {name} off the config (p {p:.2g} < {alpha:.2g})")
     return figures, failures
 
 

@@ -74,17 +74,16 @@ def schedule_steps(cfg: dict[str, Any], n_train: int) -> list[int]:
 
 def stage(
     framework: str,
-    model_name: str,
+    model_names: list[str],
     workdir: Path,
     reference: str = REFERENCE,
     draws_only: bool = False,
 ) -> None:
-    """Runs inside a fresh process: exactly one framework is imported here.
+    """Runs inside a fresh process: exactly one framework is imported here, and one thread.
 
-    Trains every optimizer variant in `workdir/variants.json` ({label: {backend: spec}}) that
-    names this backend, from the same initial weights, one after the other in this process. The
-    reference's stage runs first and leaves the initial weights; the others import them. Then
-    the backend's own random draws (draws.py); with `draws_only`, those alone.
+    Each model in turn, in its own folder `workdir/<model>` (stage_model), from a fresh session
+    and seed: one process serves several models because starting a framework costs seconds
+    and parity of every model would otherwise pay it once per model and backend.
     """
     import os
 
@@ -96,8 +95,26 @@ def stage(
     from frameworks import get_backend
 
     backend = get_backend(framework)
-    backend.configure_threads(1, 1)
-    backend.seed(0)
+    backend.configure_threads(1, 1)  # once: TensorFlow's pools cannot change after start-up
+    for model_name in model_names:
+        backend.fresh_session()
+        backend.seed(0)
+        stage_model(backend, framework, model_name, workdir / model_name, reference, draws_only)
+
+
+def stage_model(
+    backend: Any,
+    framework: str,
+    model_name: str,
+    workdir: Path,
+    reference: str = REFERENCE,
+    draws_only: bool = False,
+) -> None:
+    """One model's stage. Trains every optimizer variant in `workdir/variants.json` ({label:
+    {backend: spec}}) that names this backend, from the same initial weights, one after the
+    other. The reference's stage runs first and leaves the initial weights; the others import
+    them. Then the backend's own random draws (draws.py); with `draws_only`, those alone.
+    """
     variants = json.loads((workdir / "variants.json").read_text())
     cfg = without_dropout(model_config(model_name))
     x, y, n_train, cfg = _probe_and_batches(cfg, seed=0, workdir=workdir)
@@ -161,18 +178,39 @@ def run_stages(
 ) -> dict[str, dict[str, np.ndarray]]:
     """Each backend the variants name, in its own process, the reference first: backend ->
     its stage's arrays (with `draws_only`, its random draws alone: no training)."""
-    backends = [reference, *sorted({b for specs in variants.values() for b in specs} - {reference})]
-    with tempfile.TemporaryDirectory(prefix=f"parity-{model_name}-") as tmp:
-        (Path(tmp) / "variants.json").write_text(json.dumps(variants))
-        outputs = {}
+    return run_stages_many({model_name: variants}, reference, draws_only)[model_name]
+
+
+def run_stages_many(
+    variants: dict[str, Variants], reference: str = REFERENCE, draws_only: bool = False
+) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """Several models' stages ({model: its variants}), one process per backend for all of them,
+    the reference's first: model -> backend -> its stage's arrays."""
+    named = {b for per_model in variants.values() for specs in per_model.values() for b in specs}
+    backends = [reference, *sorted(named - {reference})]
+    models = list(variants)
+    with tempfile.TemporaryDirectory(prefix=f"parity-{'-'.join(models)[:60]}-") as tmp:
+        for model_name, per_model in variants.items():
+            (Path(tmp) / model_name).mkdir()
+            (Path(tmp) / model_name / "variants.json").write_text(json.dumps(per_model))
+        outputs: dict[str, dict[str, dict[str, np.ndarray]]] = {m: {} for m in models}
         for framework in backends:
+            # the reference runs every model: it leaves the initial weights and batches
+            wanted = [
+                m
+                for m in models
+                if framework == reference or any(framework in s for s in variants[m].values())
+            ]
+            if not wanted:
+                continue
             progress.emit(
-                f"parity: {model_name}: {framework} stage (its own process: import, build, "
-                "train a few steps)...",
+                f"parity: {', '.join(wanted)}: {framework} stage (its own process: import, "
+                "build, train a few steps)...",
                 log,
             )
-            cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework, model_name, tmp]
-            cmd += ["--reference", reference, *(["--draws-only"] if draws_only else [])]
+            cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework]
+            cmd += [",".join(wanted), tmp, "--reference", reference]
+            cmd += ["--draws-only"] if draws_only else []
             # Dies with this process (kill -9 included); on SIGTERM or Ctrl-C, subprocess.run
             # kills it as the Interrupted exception passes, and the temporary folder goes too.
             proc = subprocess.run(
@@ -184,7 +222,10 @@ def run_stages(
             )
             if proc.returncode:
                 raise RuntimeError(
-                    f"{framework} parity stage for {model_name} failed:\n{proc.stderr[-3000:]}"
+                    f"{framework} parity stage for {', '.join(wanted)} failed:\n"
+                    f"{proc.stderr[-3000:]}"
                 )
-            outputs[framework] = dict(np.load(Path(tmp) / f"{framework}.npz"))
+            for model_name in wanted:
+                path = Path(tmp) / model_name / f"{framework}.npz"
+                outputs[model_name][framework] = dict(np.load(path))
         return outputs
