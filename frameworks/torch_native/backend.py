@@ -66,10 +66,14 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
             amsgrad=False,
             fused=use_fused or None,
         )
+    elif name == "adamw":
+        opt = torch_optimizers.adamw(params, spec, use_fused)
     else:
         raise ValueError(f"optimizer '{name}' is not mapped for torch")
     if optimizer_formula.replaced(spec, "torch"):
         torch_optimizers.use_2017_adam_epsilon(opt)
+    if optimizer_formula.scheduled(spec):  # warm-up and cosine (optimizer_formula.py)
+        return opt, torch_optimizers.schedule(opt, spec)
     decay = spec.get("decay", 0.0)
     # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
     schedule = (
@@ -131,7 +135,9 @@ class Objective:
     def _loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if self.output == "sigmoid":
             return self.loss(logits.squeeze(-1), y.to(logits.dtype))
-        return self.loss(logits, y)
+        # A label per position (gpt: [batch, time]): the mean over every position, as Keras'
+        # sparse categorical crossentropy takes it; CrossEntropyLoss wants classes second.
+        return self.loss(logits.flatten(0, -2), y.flatten())
 
     def correct(self, logits, y: torch.Tensor) -> torch.Tensor:
         if self.loss_weights:
@@ -263,6 +269,7 @@ class TorchBackend(Backend):
             model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
         )
         self._optimizer, self._schedule = optimizer, schedule
+        clip = model_cfg["optimizer"].get("clip_global_norm", 0.0)
         forward = model
         if self.settings.get("compile"):
             # Compiles lazily on the first call: that cost lands in the first step, which the
@@ -279,6 +286,8 @@ class TorchBackend(Backend):
             logits = forward(x)
             loss = objective(logits, y)
             loss.backward()
+            if clip:  # Keras' global_clipnorm: the norm over every gradient together
+                nn.utils.clip_grad_norm_(model.parameters(), clip)
             optimizer.step()
             if schedule is not None:
                 schedule.step()
@@ -335,7 +344,7 @@ class TorchBackend(Backend):
             model.train()
             loss_sum = torch.zeros((), device=device)
             correct = torch.zeros((), dtype=torch.int64, device=device)
-            seen = 0
+            seen = labels = 0
             sync()
             clock.epoch_begin()
             for i in range(plan.steps_per_epoch):
@@ -347,6 +356,7 @@ class TorchBackend(Backend):
                 loss_sum += loss * len(y)
                 correct += objective.correct(logits, y)
                 seen += len(y)
+                labels += y.numel()  # a label per position for sequence targets (gpt)
                 sync()
                 clock.step_end()
             if plan.validates(epoch):
@@ -362,7 +372,7 @@ class TorchBackend(Backend):
             sync()
             clock.epoch_end()
             history.loss.append(loss_sum.item() / seen)
-            history.accuracy.append(correct.item() / seen)
+            history.accuracy.append(correct.item() / labels)
             if progress is not None:
                 progress(epoch, history)
         return history
@@ -370,14 +380,14 @@ class TorchBackend(Backend):
     @torch.inference_mode()
     def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float]:
         model.eval()
-        loss_sum, correct, seen = 0.0, 0, 0
+        loss_sum, correct, seen, labels = 0.0, 0, 0, 0
         for step in range(steps):
             xb, yb = x[step * bs : (step + 1) * bs], y[step * bs : (step + 1) * bs]
             logits = model(xb)
             loss_sum += objective(logits, yb).item() * len(yb)
             correct += objective.correct(logits, yb).item()
-            seen += len(yb)
-        return loss_sum / seen, correct / seen
+            seen, labels = seen + len(yb), labels + yb.numel()
+        return loss_sum / seen, correct / labels
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
