@@ -167,3 +167,8 @@ def keras_model(
     else:
         logits = kl.Dense(chars, use_bias=False, name="lm_head")(h)
     return keras.Model(ids, kl.Activation("softmax")(logits), name="gpt")
+
+
+def check_arch(width: int, heads: int, attention: str, **_) -> None:
+    """Refused before a run (twinbench/config/model_values.py): see models/transformer.py."""
+    transformer.check(width, heads, attention)

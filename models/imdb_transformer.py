@@ -83,7 +83,12 @@ def torch_model(
             self.token_emb = nn.Embedding(max_features, width)
             self.pos_emb = nn.Embedding(maxlen, width)
             self.att = torch_transformer.SelfAttention(
-                width, heads, key_dim, 0.0, causal=False, kernel=attention  # no attention dropout
+                width,
+                heads,
+                key_dim,
+                0.0,
+                causal=False,
+                kernel=attention,  # no attention dropout
             )
             self.dropout1 = nn.Dropout(dropout)
             self.layernorm1 = nn.LayerNorm(width, eps=ln_epsilon)
@@ -144,3 +149,9 @@ def keras_model(
     h = layers.Dropout(dropout)(layers.Dense(hidden, activation="relu", name="hidden")(h))
     out = layers.Dense(classes, activation="softmax", name="predictions")(h)
     return keras.Model(ids, out, name="imdb_transformer")
+
+
+def check_arch(heads: int, key_dim: int, attention: str, **_) -> None:
+    """Refused before a run (twinbench/config/model_values.py): see models/transformer.py. The
+    heads' width is heads * key_dim here, so any head count fits."""
+    transformer.check(heads * key_dim, heads, attention)

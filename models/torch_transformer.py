@@ -29,12 +29,19 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(width, inner) for _ in range(3))
         self.attention_output = nn.Linear(inner, width)
         self.register_buffer("heads", torch.tensor(heads))
-        self.shape, self.dropout, self.causal, self.kernel = (heads, head_dim), dropout, causal, kernel
+        self.shape, self.dropout, self.causal, self.kernel = (
+            (heads, head_dim),
+            dropout,
+            causal,
+            kernel,
+        )
         self.scale = 1.0 / math.sqrt(head_dim)  # Keras: 1 / sqrt(key_dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, t, _ = x.shape
-        q, k, v = (p(x).view(b, t, *self.shape).transpose(1, 2) for p in (self.query, self.key, self.value))
+        q, k, v = (
+            p(x).view(b, t, *self.shape).transpose(1, 2) for p in (self.query, self.key, self.value)
+        )
         drop = self.dropout if self.training else 0.0
         if self.kernel == "fused":
             out = F.scaled_dot_product_attention(
