@@ -64,6 +64,11 @@ def view(raw: NietzscheRaw | str, spec: Mapping[str, Any], info: dict[str, Any])
     windows = next_windows if spec["encoding"] == "next_ids" else char_windows
     x_train, y_train = windows(encode_chars(train_text, chars), maxlen, step)
     x_test, y_test = windows(encode_chars(test_text, chars), maxlen, step)
+    if not len(x_train) or not len(x_test):
+        raise ValueError(
+            f"view.maxlen={maxlen} leaves no window: the context is longer than the text "
+            f"({len(train_text):,} training, {len(test_text):,} validation characters)"
+        )
     if spec["encoding"] == "onehot":
         x_train, x_test = one_hot(x_train, len(chars)), one_hot(x_test, len(chars))
     else:
