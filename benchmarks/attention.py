@@ -1,7 +1,7 @@
 """Fused against explicit attention (`model.arch.attention`), one backend, side by side in one
 process.
 
-    python -m benchmarks.attention_kernel BACKEND [model] [cpus] [steps] [rounds]
+    python -m benchmarks.attention BACKEND [model] [cpus] [steps] [rounds]
     # default model gpt, 1 cpu, 5 steps a block, 5 rounds
 
 Builds the model once per kernel through the backend's own make_step (the training step parity
