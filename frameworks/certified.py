@@ -21,7 +21,7 @@ from twinbench.paths import CONF_DIR, REPO_ROOT
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into each backend's training math (the registry's certified_code) and the optimizer
 # formulas every backend shares.
-SHARED_CERTIFIED_CODE = ("frameworks/optimizer_formula.py",)
+SHARED_CERTIFIED_CODE = ("frameworks/optimizer_formula.py", "models/transformer.py")
 
 
 def framework_packages() -> tuple[str, ...]:

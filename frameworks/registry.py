@@ -78,7 +78,11 @@ KERAS_SETTINGS: Settings = {
     "steps_per_execution": (None, "compile(steps_per_execution=N): N steps per compiled call"),
 }
 
-KERAS_CODE = ("frameworks/keras/optimizers.py", "frameworks/keras/common.py")
+KERAS_CODE = (
+    "frameworks/keras/optimizers.py",
+    "frameworks/keras/common.py",
+    "models/keras_transformer.py",
+)
 
 BACKENDS: dict[str, BackendSpec] = {
     spec.name: spec
@@ -109,6 +113,7 @@ BACKENDS: dict[str, BackendSpec] = {
                 "frameworks/torch_native/weight_layout.py",
                 "models/torch_layers.py",
                 "models/torch_init.py",
+                "models/torch_transformer.py",
             ),
         ),
         BackendSpec(

@@ -39,10 +39,11 @@ def adamw(params, spec: dict[str, Any], fused: bool) -> torch.optim.AdamW:
     scale/offset: the same split `decays` makes on Keras' names.
     """
     params = [p for p in params if p.requires_grad]
-    matrix = {id(p): p.dim() >= 2 for p in params}
-    name = {True: "kernel", False: "bias"}
-    decayed = [p for p in params if optimizer_formula.decays(spec, name[matrix[id(p)]])]
-    kept = [p for p in params if not optimizer_formula.decays(spec, name[matrix[id(p)]])]
+
+    def decays(p: torch.Tensor) -> bool:
+        return optimizer_formula.decays(spec, "kernel" if p.dim() >= 2 else "bias")
+
+    decayed, kept = [p for p in params if decays(p)], [p for p in params if not decays(p)]
     groups = [
         {"params": decayed, "weight_decay": float(spec["weight_decay"])},
         {"params": kept, "weight_decay": 0.0},
