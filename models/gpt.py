@@ -5,10 +5,11 @@ multi-head self-attention, residual; LayerNorm, Dense 4d, exact GELU, Dense d, r
 final LayerNorm and a head tied to the token embedding (the same matrix, counted once). Every
 position predicts the next character (benchdata/nietzsche.py encoding 'next_ids').
 
-Sizes (conf/model/gpt.yaml): 4 layers, 4 heads, width 128, context 64, batch 32; parameters
-12 * layers * width^2 + 13 * layers * width + (chars + context + 2) * width = 806,784 + 128 *
-(chars + 66): 822,656 for 58 characters. nanoGPT's shakespeare_char (6 x 384, context 256)
-takes seconds a step on two cores; these take ~0.2 s (docs/usage/workloads.md).
+Sizes (conf/model/gpt.yaml): 4 layers, 4 heads, width 128, context 64, batch 16; parameters
+12 * layers * width^2 + 13 * layers * width + (chars + context + 2) * width = 793,088 + 128 *
+(chars + 66): 808,832 for the 57 characters of lowercased nietzsche.txt. nanoGPT's
+shakespeare_char (6 x 384, context 256, batch 64) takes seconds a step on two cores; the
+measured steps of these sizes are in docs/findings/2026-12-01-transformer-workloads.md.
 
 What follows nanoGPT: LayerNorm eps 1e-5 with a bias, exact (erf) GELU, scale 1/sqrt(head_dim),
 a causal mask, dropout on the attention probabilities and after each residual branch, the tied
