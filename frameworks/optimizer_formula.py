@@ -60,24 +60,30 @@ def same_math(spec: dict[str, Any], apis: list[str] | None = None) -> bool:
 # AdamW (decoupled weight decay, Loshchilov & Hutter 2019) as torch.optim.AdamW and Keras 3's
 # AdamW both compute it: w -= lr_t * weight_decay * w, then the Adam step. Their Adam parts
 # differ as Adam's do (epsilon placement), so torch gets the 2017 epsilon (DIFFERS_IN).
-# Which weights decay (`optimizer.weight_decay_on`): "matrices" decays kernels and embedding
-# tables only, never biases or normalisation scales and offsets (nanoGPT's configure_optimizers:
-# parameters of two or more dimensions); "all" decays every weight (the mutation that parity
-# must catch).
-DECAY_ON = ("matrices", "all")
-# Canonical (Keras) weight names that are matrices: Keras' MultiHeadAttention keeps its biases
-# as (heads, head_dim) arrays, so "two dimensions" cannot be read from a Keras shape.
-MATRIX_WEIGHTS = ("kernel", "embeddings")
+# Which weights decay (`optimizer.weight_decay_on`): "matrices" decays kernels only, never
+# biases, normalisation scales and offsets or embedding tables (the issue's rule);
+# "matrices_and_embeddings" adds the embedding tables (nanoGPT's configure_optimizers decays
+# every parameter of two or more dimensions); "all" decays every weight (a parity mutation).
+DECAY_ON = {
+    "matrices": ("kernel",),
+    "matrices_and_embeddings": ("kernel", "embeddings"),
+    "all": None,
+}
 
 
 def decays(spec: dict[str, Any], weight_name: str) -> bool:
-    """Whether the Keras weight named `weight_name` (the last path component) takes weight decay."""
+    """Whether the Keras weight named `weight_name` (the last path component: kernel, bias,
+    gamma, beta, embeddings) takes weight decay. Names, not shapes: Keras' MultiHeadAttention
+    keeps its biases as (heads, head_dim) arrays."""
     if not spec.get("weight_decay"):
         return False
     on = spec.get("weight_decay_on", "matrices")
     if on not in DECAY_ON:
-        raise FormulaError(f"model.optimizer.weight_decay_on must be one of {DECAY_ON}, got {on!r}")
-    return on == "all" or weight_name in MATRIX_WEIGHTS
+        raise FormulaError(
+            f"model.optimizer.weight_decay_on must be one of {', '.join(DECAY_ON)}, got {on!r}"
+        )
+    names = DECAY_ON[on]
+    return names is None or weight_name in names
 
 
 def learning_rate(spec: dict[str, Any], step: int) -> float:

@@ -51,6 +51,7 @@ MUTATIONS = [
     "LayerNorm eps 1e-3",
     "imdb LayerNorm eps 1e-3",
     "decay on LayerNorm and biases",
+    "decay on embeddings",
     "clipping off",
     "warm-up off",
     "Adam epsilon after bias correction",
@@ -109,10 +110,15 @@ def test_learning_rate_warms_up_linearly_then_follows_half_a_cosine_to_min_lr():
     assert optimizer_formula.learning_rate({"lr": 1e-3}, 7) == 1e-3  # no schedule: constant
 
 
-def test_decay_falls_on_kernels_and_embeddings_only_unless_asked_for_everything():
+def test_decay_falls_on_kernels_only_unless_asked_for_embeddings_or_everything():
     spec = {"weight_decay": 0.1, "weight_decay_on": "matrices"}
-    assert [optimizer_formula.decays(spec, n) for n in ("kernel", "embeddings")] == [True, True]
-    assert not any(optimizer_formula.decays(spec, n) for n in ("bias", "gamma", "beta"))
+    assert optimizer_formula.decays(spec, "kernel")
+    assert not any(
+        optimizer_formula.decays(spec, n) for n in ("bias", "gamma", "beta", "embeddings")
+    )
+    assert optimizer_formula.decays(
+        {**spec, "weight_decay_on": "matrices_and_embeddings"}, "embeddings"
+    )
     assert optimizer_formula.decays({**spec, "weight_decay_on": "all"}, "gamma")
     assert not optimizer_formula.decays({**spec, "weight_decay": 0.0}, "kernel")
 

@@ -50,6 +50,7 @@ ARCH_MUTATIONS = {
 }
 OPTIMIZER_MUTATIONS = {
     "decay on LayerNorm and biases": {"weight_decay_on": "all"},
+    "decay on embeddings": {"weight_decay_on": "matrices_and_embeddings"},
     "clipping off": {"clip_global_norm": 0.0},
     "warm-up off": {"warmup_steps": 0},
     "Adam epsilon after bias correction": {"formula": "builtin"},

@@ -39,7 +39,7 @@ def _native_pools() -> list[dict[str, Any]]:
     ]
 
 
-def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
+def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False, embeddings=frozenset()):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
     `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
@@ -67,7 +67,7 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
             fused=use_fused or None,
         )
     elif name == "adamw":
-        opt = torch_optimizers.adamw(params, spec, use_fused)
+        opt = torch_optimizers.adamw(params, spec, use_fused, embeddings)
     else:
         raise ValueError(f"optimizer '{name}' is not mapped for torch")
     if optimizer_formula.replaced(spec, "torch"):
@@ -265,8 +265,13 @@ class TorchBackend(Backend):
         """One training step on tensors -> (loss, logits), and the objective that scores it: the
         same code the benchmark loop, the profiler and the parity tests run."""
         objective = Objective.for_model(model_cfg)
+        # AdamW's decay tells embedding tables from kernels (optimizer_formula.decays)
+        tables = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
         optimizer, schedule = make_optimizer(
-            model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
+            model.parameters(),
+            model_cfg["optimizer"],
+            self.settings.get("fused_optimizer", False),
+            frozenset(tables),
         )
         self._optimizer, self._schedule = optimizer, schedule
         clip = model_cfg["optimizer"].get("clip_global_norm", 0.0)

@@ -31,17 +31,18 @@ def use_2017_adam_epsilon(optimizer: torch.optim.Adam) -> None:
     optimizer.register_step_pre_hook(before_step)
 
 
-def adamw(params, spec: dict[str, Any], fused: bool) -> torch.optim.AdamW:
+def adamw(params, spec: dict[str, Any], fused: bool, embeddings=frozenset()) -> torch.optim.AdamW:
     """torch's AdamW, weight decay only on the weights `optimizer_formula.decays` names.
 
-    torch parameters carry no Keras names; a parameter of two or more dimensions is a kernel or
-    an embedding table (Linear, Embedding), one of one dimension a bias or a LayerNorm
-    scale/offset: the same split `decays` makes on Keras' names.
+    torch parameters carry no Keras names: `embeddings` holds the ids of the embedding tables;
+    any other parameter of two or more dimensions is a kernel (Linear), one of one dimension a
+    bias or a LayerNorm scale/offset.
     """
     params = [p for p in params if p.requires_grad]
 
     def decays(p: torch.Tensor) -> bool:
-        return optimizer_formula.decays(spec, "kernel" if p.dim() >= 2 else "bias")
+        name = "embeddings" if id(p) in embeddings else "kernel" if p.dim() >= 2 else "bias"
+        return optimizer_formula.decays(spec, name)
 
     decayed, kept = [p for p in params if decays(p)], [p for p in params if not decays(p)]
     groups = [
