@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdata import Dataset
-from benchdata.text import char_vocabulary, char_windows, encode_chars, one_hot
+from benchdata.text import char_vocabulary, char_windows, encode_chars, next_windows, one_hot
 
 VIEW_KEYS = ("lowercase", "maxlen", "step", "encoding")
-ENCODINGS = ("onehot", "ids")
+ENCODINGS = ("onehot", "ids", "next_ids")
 HELD_OUT_CHARS = 60_000  # validation text: 19,987 windows of 40 at step 3
 
 
@@ -43,6 +43,8 @@ def view(raw: NietzscheRaw | str, spec: Mapping[str, Any], info: dict[str, Any])
     dtype=bool)); Keras casts it to float32 at the model's input and the torch module does the
     same, so no float32 copy of the whole set (1.8 GB for 200,285 windows) is ever made.
     encoding 'ids': x int32 [n, maxlen] of character ids, for an Embedding.
+    encoding 'next_ids': x as 'ids', y int64 [n, maxlen] the window moved on by one character:
+    a label per position, for a causal language model (gpt).
     The character set is the example's sorted(set(text)) of the training text; info["dims"]
     reports `chars` and `maxlen` for the model's arch. A plain string is one corpus
     (`NietzscheRaw.from_text`).
@@ -59,8 +61,14 @@ def view(raw: NietzscheRaw | str, spec: Mapping[str, Any], info: dict[str, Any])
         train_text, test_text = train_text.lower(), test_text.lower()
     chars = char_vocabulary(train_text)
     maxlen, step = int(spec["maxlen"]), int(spec["step"])
-    x_train, y_train = char_windows(encode_chars(train_text, chars), maxlen, step)
-    x_test, y_test = char_windows(encode_chars(test_text, chars), maxlen, step)
+    windows = next_windows if spec["encoding"] == "next_ids" else char_windows
+    x_train, y_train = windows(encode_chars(train_text, chars), maxlen, step)
+    x_test, y_test = windows(encode_chars(test_text, chars), maxlen, step)
+    if not len(x_train) or not len(x_test):
+        raise ValueError(
+            f"view.maxlen={maxlen} leaves no window: the context is longer than the text "
+            f"({len(train_text):,} training, {len(test_text):,} validation characters)"
+        )
     if spec["encoding"] == "onehot":
         x_train, x_test = one_hot(x_train, len(chars)), one_hot(x_test, len(chars))
     else:

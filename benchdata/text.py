@@ -184,6 +184,14 @@ def char_windows(ids: np.ndarray, maxlen: int, step: int) -> tuple[np.ndarray, n
     return ids[starts[:, None] + np.arange(maxlen)], ids[starts + maxlen].astype(np.int64)
 
 
+def next_windows(ids: np.ndarray, maxlen: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """nanoGPT's blocks: x [n, maxlen] from starts 0, step, ... and y the same window one
+    character later (int64), so every position has its next character as label."""
+    starts = np.arange(0, len(ids) - maxlen, step)
+    window = starts[:, None] + np.arange(maxlen)
+    return ids[window], ids[window + 1].astype(np.int64)
+
+
 def one_hot(x: np.ndarray, depth: int) -> np.ndarray:
     """bool [..., depth], as the example's np.zeros(..., dtype=bool) filled with ones."""
     return np.eye(depth, dtype=bool)[x]

@@ -18,6 +18,7 @@ who want each framework's out-of-the-box optimizer, and the parity check says it
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from frameworks.settings import SettingError
@@ -27,7 +28,7 @@ DEFAULT = "2017"
 # optimizer -> the model API whose built-in differs from the 2017 formula (and so gets a
 # replacement there); both APIs agree on the others. Keras' optimizers are one code on every
 # Keras runtime (frameworks/keras/optimizers.py).
-DIFFERS_IN = {"rmsprop": "keras", "adam": "torch"}
+DIFFERS_IN = {"rmsprop": "keras", "adam": "torch", "adamw": "torch"}
 
 
 class FormulaError(SettingError):
@@ -54,3 +55,56 @@ def same_math(spec: dict[str, Any], apis: list[str] | None = None) -> bool:
     for this spec: the 2017 formula, an optimizer both built-ins agree on, or one API."""
     one_api = apis is not None and len(set(apis)) == 1
     return one_api or formula_of(spec) == "2017" or spec["name"] not in DIFFERS_IN
+
+
+# AdamW (decoupled weight decay, Loshchilov & Hutter 2019) as torch.optim.AdamW and Keras 3's
+# AdamW both compute it: w -= lr_t * weight_decay * w, then the Adam step. Their Adam parts
+# differ as Adam's do (epsilon placement), so torch gets the 2017 epsilon (DIFFERS_IN).
+# Which weights decay (`optimizer.weight_decay_on`): "matrices" decays kernels only, never
+# biases, normalisation scales and offsets or embedding tables (the issue's rule);
+# "matrices_and_embeddings" adds the embedding tables (nanoGPT's configure_optimizers decays
+# every parameter of two or more dimensions); "all" decays every weight (a parity mutation).
+DECAY_ON = {
+    "matrices": ("kernel",),
+    "matrices_and_embeddings": ("kernel", "embeddings"),
+    "all": None,
+}
+
+
+def decays(spec: dict[str, Any], weight_name: str) -> bool:
+    """Whether the Keras weight named `weight_name` (the last path component: kernel, bias,
+    gamma, beta, embeddings) takes weight decay. Names, not shapes: Keras' MultiHeadAttention
+    keeps its biases as (heads, head_dim) arrays."""
+    if not spec.get("weight_decay"):
+        return False
+    on = spec.get("weight_decay_on", "matrices")
+    if on not in DECAY_ON:
+        raise FormulaError(
+            f"model.optimizer.weight_decay_on must be one of {', '.join(DECAY_ON)}, got {on!r}"
+        )
+    names = DECAY_ON[on]
+    return names is None or weight_name in names
+
+
+def learning_rate(spec: dict[str, Any], step: int) -> float:
+    """The learning rate of optimizer step `step` (0 for the first), one formula everywhere.
+
+    Without `warmup_steps` and `cosine_steps` (or with both 0) it is `lr` (Keras 2's `decay`
+    is applied apart, as before). With them, nanoGPT's schedule: a linear warm-up
+    lr * (step + 1) / warmup_steps over the first warmup_steps steps, then a half cosine from
+    lr down to min_lr over cosine_steps steps, and min_lr after that.
+    """
+    lr, warmup = float(spec["lr"]), int(spec.get("warmup_steps", 0))
+    cosine = int(spec.get("cosine_steps", 0))
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    if not cosine:
+        return lr
+    lowest = float(spec.get("min_lr", 0.0))
+    done = min(1.0, (step - warmup) / cosine)
+    return lowest + 0.5 * (1.0 + math.cos(math.pi * done)) * (lr - lowest)
+
+
+def scheduled(spec: dict[str, Any]) -> bool:
+    """True where `learning_rate` is not constant (a warm-up or a cosine decay is configured)."""
+    return bool(spec.get("warmup_steps") or spec.get("cosine_steps"))

@@ -102,7 +102,11 @@ KERAS_SETTINGS: Settings = {
 # Keras on JAX and on torch: compile(jit_compile=...) is XLA on JAX and torch.compile on torch.
 KERAS_EXEC_MODES = {"eager": {"jit_compile": False}, "compiled": {"jit_compile": True}}
 
-KERAS_CODE = ("frameworks/keras/optimizers.py", "frameworks/keras/common.py")
+KERAS_CODE = (
+    "frameworks/keras/optimizers.py",
+    "frameworks/keras/common.py",
+    "models/keras_transformer.py",
+)
 
 BACKENDS: dict[str, BackendSpec] = {
     spec.name: spec
@@ -136,6 +140,7 @@ BACKENDS: dict[str, BackendSpec] = {
                 "models/torch_layers.py",
                 "models/torch_init.py",
                 "frameworks/torch_native/stochastic.py",  # parity's dropout/augment probes
+                "models/torch_transformer.py",
             ),
         ),
         BackendSpec(

@@ -77,6 +77,6 @@ def max_step_factor(opt: dict[str, Any]) -> float:
     analogue): bounds how far two implementations can drift apart per step."""
     if opt["name"] == "rmsprop":
         return 1.0 / np.sqrt(1.0 - opt["rho"])
-    if opt["name"] == "adam":
+    if opt["name"] in ("adam", "adamw"):
         return max(1.0, (1.0 - opt["beta_1"]) / np.sqrt(1.0 - opt["beta_2"]))
     return float("inf")

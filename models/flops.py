@@ -15,6 +15,12 @@ Counting rules (documented in docs/usage/measurement.md):
 - an LSTM runs four gates' products per timestep: input x_t W (T steps) and recurrent
   h_{t-1} U (T steps); the recurrent input gradient is needed for T - 1 steps (the initial
   state is a constant zero), its weight gradient for all T;
+- a transformer's token-wise Dense (projections, MLP, head) is a Dense per position: T times
+  dense(inputs, units) per sample; attention adds two products per head with no weights,
+  Q K^T (T x hd x T) and A V (T x T x hd), counted over the full T x T scores whether or not a
+  causal mask discards half (the kernels and FlopCounterMode compute all of them); their
+  backward needs the gradient of both operands, recorded as input_grad (the first) and
+  weight_grad (the second);
 - per step = per sample x batch size.
 """
 
@@ -91,6 +97,24 @@ def lstm_layer(
             timesteps * step_rec, "lstm.recurrent", (timesteps, units),
         ),
     ]  # fmt: skip
+
+
+def token_dense_layer(
+    name: str, timesteps: int, inputs: int, units: int, input_grad: bool = True
+) -> list[Product]:
+    """A Dense applied at each of `timesteps` positions (a transformer's projections)."""
+    f = timesteps * dense(inputs, units)
+    return [Product(name, f, f if input_grad else 0, f, "tokens.dense", (timesteps, inputs, units))]
+
+
+def attention_layer(name: str, timesteps: int, heads: int, head_dim: int) -> list[Product]:
+    """Scaled dot-product attention's two products, every head: scores Q K^T and A V."""
+    f = heads * 2 * timesteps * timesteps * head_dim
+    dims = (timesteps, heads, head_dim)
+    return [
+        Product(f"{name}.scores", f, f, f, "attention.scores", dims),
+        Product(f"{name}.values", f, f, f, "attention.values", dims),
+    ]
 
 
 def forward(products: Sequence[Product]) -> int:

@@ -289,6 +289,17 @@ def test_onehot_and_id_windows_are_the_examples(text):
     assert np.array_equal(ids.y_train[:-1], ids.x_train[1:, 37])
 
 
+def test_next_ids_label_every_position_with_the_following_character(text):
+    """gpt's blocks: y is x one character on, so position t's label is position t + 1's input."""
+    data = nietzsche.view(text, {**IDS_VIEW, "maxlen": 64, "step": 64, "encoding": "next_ids"}, {})
+    assert data.x_train.shape == data.y_train.shape == (len(range(0, 600_893 - 64, 64)), 64)
+    assert data.y_train.dtype == np.int64 and data.x_train.dtype == np.int32
+    assert np.array_equal(data.y_train[:, :-1], data.x_train[:, 1:])
+    assert np.array_equal(data.y_train[:-1, -1], data.x_train[1:, 0])  # blocks are contiguous
+    with pytest.raises(ValueError, match="maxlen=700000 leaves no window"):
+        nietzsche.view(text, {**IDS_VIEW, "maxlen": 700_000}, {})
+
+
 def test_a_single_corpus_trains_on_all_of_it_and_validates_on_its_tail():
     corpus = "abc def. " * 10_000  # 90,000 characters, as the real file comes: one string
     data = nietzsche.view(corpus, IDS_VIEW, {"source": "real"})

@@ -53,6 +53,23 @@ KINDS = {
         {k: (N,) for k in ("gamma", "beta", "moving_mean", "moving_variance")},
         {k: (N,) for k in ("weight", "bias", "running_mean", "running_var")},
     ),
+    "layernorm": ({"gamma": (N,), "beta": (N,)}, {"weight": (N,), "bias": (N,)}),
+    # Keras' per-head kernels (width 5, 2 heads of 3) against torch's concatenated projections
+    "mha": (
+        {
+            **{f"{p}/kernel": (5, 2, 3) for p in ("query", "key", "value")},
+            **{f"{p}/bias": (2, 3) for p in ("query", "key", "value")},
+            "attention_output/kernel": (2, 3, 5),
+            "attention_output/bias": (5,),
+        },
+        {
+            **{f"{p}.weight": (6, 5) for p in ("query", "key", "value")},
+            **{f"{p}.bias": (6,) for p in ("query", "key", "value")},
+            "attention_output.weight": (5, 6),
+            "attention_output.bias": (5,),
+            "heads": (),
+        },
+    ),
 }
 
 

@@ -11,6 +11,7 @@ as the built-in's (benchmarks/optimizer_step.py compares their speed).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import keras
@@ -87,6 +88,41 @@ class Adam(_SummedRows, keras.optimizers.Adam):
     """Keras 3's Adam: Keras 2.0's formula (eps added to sqrt(v) before bias correction)."""
 
 
+class AdamW(_SummedRows, keras.optimizers.AdamW):
+    """Keras 3's AdamW (Adam's 2017 formula, decoupled decay w -= lr_t * weight_decay * w),
+    decaying only the weights `optimizer_formula.decays` names (kernels and embedding tables)."""
+
+    def __init__(self, spec: dict[str, Any], **kwargs):
+        super().__init__(**kwargs)
+        self._decay_spec = dict(spec)
+
+    def _use_weight_decay(self, variable) -> bool:
+        return optimizer_formula.decays(self._decay_spec, variable.name)
+
+
+class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
+    """`optimizer_formula.learning_rate` in keras.ops, traced into the train step: a linear
+    warm-up, then a half cosine down to min_lr. Keras counts iterations from 0 at the first
+    step, as the formula does."""
+
+    def __init__(self, spec: dict[str, Any]):
+        self.spec = {k: spec.get(k, 0) for k in ("lr", "warmup_steps", "cosine_steps", "min_lr")}
+
+    def __call__(self, step):
+        lr, lowest = float(self.spec["lr"]), float(self.spec["min_lr"])
+        warmup, cosine = int(self.spec["warmup_steps"]), int(self.spec["cosine_steps"])
+        t = ops.cast(step, "float32")
+        warm = lr * (t + 1.0) / max(warmup, 1)
+        if not cosine:
+            return ops.where(t < warmup, warm, lr)
+        done = ops.minimum(1.0, (t - warmup) / cosine)
+        decayed = lowest + 0.5 * (1.0 + ops.cos(math.pi * done)) * (lr - lowest)
+        return ops.where(t < warmup, warm, decayed)
+
+    def get_config(self) -> dict[str, Any]:
+        return dict(self.spec)
+
+
 def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
     """The optimizer for an `optimizer:` spec of conf/model, every hyperparameter explicit
     (Keras 3 changed defaults), running the formula the spec names."""
@@ -119,6 +155,19 @@ def make_optimizer(spec: dict[str, Any]) -> keras.optimizers.Optimizer:
             beta_2=spec["beta_2"],
             epsilon=spec["eps"],
             amsgrad=False,
+            name=name,
+        )
+    if name == "adamw":
+        return AdamW(
+            spec,
+            learning_rate=WarmupCosine(spec) if optimizer_formula.scheduled(spec) else lr,
+            weight_decay=float(spec["weight_decay"]),
+            beta_1=spec["beta_1"],
+            beta_2=spec["beta_2"],
+            epsilon=spec["eps"],
+            amsgrad=False,
+            # clip_by_global_norm over every gradient, as torch's clip_grad_norm_; 0 = off
+            global_clipnorm=spec.get("clip_global_norm") or None,
             name=name,
         )
     raise ValueError(f"optimizer '{name}' is not mapped for keras")

@@ -44,7 +44,7 @@ def _native_pools() -> list[dict[str, Any]]:
     ]
 
 
-def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
+def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False, embeddings=frozenset()):
     """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
 
     `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
@@ -71,10 +71,14 @@ def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False):
             amsgrad=False,
             fused=use_fused or None,
         )
+    elif name == "adamw":
+        opt = torch_optimizers.adamw(params, spec, use_fused, embeddings)
     else:
         raise ValueError(f"optimizer '{name}' is not mapped for torch")
     if optimizer_formula.replaced(spec, "torch"):
         torch_optimizers.use_2017_adam_epsilon(opt)
+    if optimizer_formula.scheduled(spec):  # warm-up and cosine (optimizer_formula.py)
+        return opt, torch_optimizers.schedule(opt, spec)
     decay = spec.get("decay", 0.0)
     # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
     schedule = (
@@ -225,10 +229,16 @@ class TorchBackend(Backend):
         """One training step on tensors -> (loss, logits), and the objective that scores it: the
         same code the benchmark loop, the profiler and the parity tests run."""
         objective = Objective.for_model(model_cfg)
+        # AdamW's decay tells embedding tables from kernels (optimizer_formula.decays)
+        tables = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
         optimizer, schedule = make_optimizer(
-            model.parameters(), model_cfg["optimizer"], self.settings.get("fused_optimizer", False)
+            model.parameters(),
+            model_cfg["optimizer"],
+            self.settings.get("fused_optimizer", False),
+            frozenset(tables),
         )
         self._optimizer, self._schedule = optimizer, schedule
+        clip = model_cfg["optimizer"].get("clip_global_norm", 0.0)
         forward = model
         if self.settings.get("compile"):
             # Compiles lazily on the first call: that cost lands in the first step, which the
@@ -250,6 +260,8 @@ class TorchBackend(Backend):
             logits = torch_precision.float32_logits(logits)  # a float32 loss in every run
             loss = objective(logits, y)
             loss.backward()
+            if clip:  # Keras' global_clipnorm: the norm over every gradient together
+                nn.utils.clip_grad_norm_(model.parameters(), clip)
             optimizer.step()
             if schedule is not None:
                 schedule.step()
@@ -313,7 +325,7 @@ class TorchBackend(Backend):
             model.train()
             loss_sum = torch.zeros((), device=device)
             correct = torch.zeros((), dtype=torch.int64, device=device)
-            seen = 0
+            seen = labels = 0
             sync()
             clock.epoch_begin()
             for i in range(plan.steps_per_epoch):
@@ -327,6 +339,7 @@ class TorchBackend(Backend):
                 loss_sum += loss * len(y)
                 correct += objective.correct(logits, y)
                 seen += len(y)
+                labels += y.numel()  # a label per position for sequence targets (gpt)
                 sync()
                 clock.step_end()
             if plan.validates(epoch):
@@ -343,7 +356,7 @@ class TorchBackend(Backend):
             sync()
             clock.epoch_end()
             history.loss.append(loss_sum.item() / seen)
-            history.accuracy.append(correct.item() / seen)
+            history.accuracy.append(correct.item() / labels)
             if progress is not None:
                 progress(epoch, history)
         history.loop = fed.epochs()
@@ -353,15 +366,15 @@ class TorchBackend(Backend):
     def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float, int]:
         """Validation loss and accuracy, each batch weighted by its samples, and the samples."""
         model.eval()
-        loss_sum, correct, seen = 0.0, 0, 0
+        loss_sum, correct, seen, labels = 0.0, 0, 0, 0
         for step in range(steps):
             xb, yb = x[step * bs : (step + 1) * bs], y[step * bs : (step + 1) * bs]
             with torch_precision.autocast(self.precision, x.device.type):  # as Keras evaluates
                 logits = torch_precision.float32_logits(model(xb))
             loss_sum += objective(logits, yb).item() * len(yb)
             correct += objective.correct(logits, yb).item()
-            seen += len(yb)
-        return loss_sum / seen, correct / seen, seen
+            seen, labels = seen + len(yb), labels + yb.numel()  # a label per position (gpt)
+        return loss_sum / seen, correct / labels, seen
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:

@@ -53,7 +53,9 @@ class Objective:
     def _loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if self.output == "sigmoid":
             return self.loss(logits.squeeze(-1), y.to(logits.dtype))
-        return self.loss(logits, y)
+        # A label per position (gpt: [batch, time]): the mean over every position, as Keras'
+        # sparse categorical crossentropy takes it; CrossEntropyLoss wants classes second.
+        return self.loss(logits.flatten(0, -2), y.flatten())
 
     def correct(self, logits, y: torch.Tensor) -> torch.Tensor:
         if self.loss_weights:

@@ -11,8 +11,11 @@ foreach or fused alike) with that epsilon set before each step: one float per st
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
+
+from frameworks import optimizer_formula
 
 
 def use_2017_adam_epsilon(optimizer: torch.optim.Adam) -> None:
@@ -26,3 +29,42 @@ def use_2017_adam_epsilon(optimizer: torch.optim.Adam) -> None:
             group["eps"] = eps / math.sqrt(1.0 - group["betas"][1] ** taken[0])
 
     optimizer.register_step_pre_hook(before_step)
+
+
+def adamw(params, spec: dict[str, Any], fused: bool, embeddings=frozenset()) -> torch.optim.AdamW:
+    """torch's AdamW, weight decay only on the weights `optimizer_formula.decays` names.
+
+    torch parameters carry no Keras names: `embeddings` holds the ids of the embedding tables;
+    any other parameter of two or more dimensions is a kernel (Linear), one of one dimension a
+    bias or a LayerNorm scale/offset.
+    """
+    params = [p for p in params if p.requires_grad]
+
+    def decays(p: torch.Tensor) -> bool:
+        name = "embeddings" if id(p) in embeddings else "kernel" if p.dim() >= 2 else "bias"
+        return optimizer_formula.decays(spec, name)
+
+    decayed, kept = [p for p in params if decays(p)], [p for p in params if not decays(p)]
+    groups = [
+        {"params": decayed, "weight_decay": float(spec["weight_decay"])},
+        {"params": kept, "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(
+        [g for g in groups if g["params"]],
+        lr=spec["lr"],
+        betas=(spec["beta_1"], spec["beta_2"]),
+        eps=spec["eps"],
+        amsgrad=False,
+        fused=fused or None,
+    )
+
+
+def schedule(optimizer: torch.optim.Optimizer, spec: dict[str, Any]):
+    """The warm-up and cosine schedule of `optimizer_formula.learning_rate` as a LambdaLR (its
+    factor multiplies the configured lr), or None where the rate is constant."""
+    if not optimizer_formula.scheduled(spec):
+        return None
+    lr = float(spec["lr"])
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda t: optimizer_formula.learning_rate(spec, t) / lr
+    )

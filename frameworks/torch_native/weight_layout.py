@@ -116,6 +116,51 @@ def _batchnorm_from_torch(t: Arrays) -> Arrays:
     return {k: t[v] for k, v in BATCHNORM.items()}
 
 
+# LayerNormalization: scale and offset under torch's names (both (width,)).
+LAYERNORM = {"gamma": "weight", "beta": "bias"}
+
+
+def _layernorm_to_torch(w: Arrays) -> Arrays:
+    return {LAYERNORM[k]: v for k, v in w.items()}
+
+
+def _layernorm_from_torch(t: Arrays) -> Arrays:
+    return {k: t[v] for k, v in LAYERNORM.items()}
+
+
+# MultiHeadAttention: Keras keeps per-head kernels, query/key/value (width, heads, head_dim)
+# with (heads, head_dim) biases and attention_output (heads, head_dim, width); torch's
+# projections (models/torch_transformer.py) are Linear layers over the heads' concatenation,
+# heads major, so a reshape and a transpose carry each one. torch's module holds the head count
+# as a buffer ("heads"): its (heads * head_dim, width) matrices do not say it.
+PROJECTIONS = ("query", "key", "value")
+
+
+def _mha_to_torch(w: Arrays) -> Arrays:
+    width, heads, head_dim = w["query/kernel"].shape
+    out = {"heads": np.array(heads)}
+    for p in PROJECTIONS:
+        out[f"{p}.weight"] = w[f"{p}/kernel"].reshape(width, heads * head_dim).T
+        out[f"{p}.bias"] = w[f"{p}/bias"].reshape(heads * head_dim)
+    kernel = w["attention_output/kernel"]
+    out["attention_output.weight"] = kernel.reshape(heads * head_dim, kernel.shape[-1]).T
+    out["attention_output.bias"] = w["attention_output/bias"]
+    return out
+
+
+def _mha_from_torch(t: Arrays) -> Arrays:
+    heads = int(t["heads"])
+    inner, width = t["query.weight"].shape
+    head_dim = inner // heads
+    out = {}
+    for p in PROJECTIONS:
+        out[f"{p}/kernel"] = t[f"{p}.weight"].T.reshape(width, heads, head_dim)
+        out[f"{p}/bias"] = t[f"{p}.bias"].reshape(heads, head_dim)
+    out["attention_output/kernel"] = t["attention_output.weight"].T.reshape(heads, head_dim, -1)
+    out["attention_output/bias"] = t["attention_output.bias"]
+    return out
+
+
 TO_TORCH: dict[str, Callable[[Arrays], Arrays]] = {
     "dense": _dense_to_torch,
     "conv2d": _conv2d_to_torch,
@@ -123,6 +168,8 @@ TO_TORCH: dict[str, Callable[[Arrays], Arrays]] = {
     "lstm": _lstm_to_torch,
     "bilstm": _bilstm_to_torch,
     "batchnorm": _batchnorm_to_torch,
+    "layernorm": _layernorm_to_torch,
+    "mha": _mha_to_torch,
 }
 FROM_TORCH: dict[str, Callable[[Arrays], Arrays]] = {
     "dense": _dense_from_torch,
@@ -131,6 +178,8 @@ FROM_TORCH: dict[str, Callable[[Arrays], Arrays]] = {
     "lstm": _lstm_from_torch,
     "bilstm": _bilstm_from_torch,
     "batchnorm": _batchnorm_from_torch,
+    "layernorm": _layernorm_from_torch,
+    "mha": _mha_from_torch,
 }
 
 

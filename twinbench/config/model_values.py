@@ -33,6 +33,34 @@ def check_model(model: Mapping[str, Any]) -> None:
             f"(labels 0..{classes - 1})"
         )
     _fits_builders(str(model.get("name")), arch)
+    _agrees_with_view(model)
+    check_arch = getattr(models.get(str(model.get("name"))), "check_arch", None)
+    if check_arch is not None:  # a model's own constraints (heads dividing width, ...)
+        try:
+            check_arch(**arch)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+
+
+# arch key -> the view key that makes the data it reads: a model built for longer windows or a
+# larger vocabulary than the view gives fails inside the framework (a position or a word id out
+# of its tables), so the two must agree before anything starts.
+VIEW_SIZES = {"maxlen": "maxlen", "max_features": "num_words"}
+
+
+def _agrees_with_view(model: Mapping[str, Any]) -> None:
+    arch, view = model.get("arch") or {}, model.get("view")
+    if not isinstance(view, Mapping):
+        return
+    for key, view_key in VIEW_SIZES.items():
+        if key == "max_features" and view.get("ngram_range", 1) != 1:
+            continue  # fastText's bigram ids lie beyond num_words: benchdata.fill_arch checks
+        ours, data = arch.get(key), view.get(view_key)
+        if ours is not None and data is not None and ours != data:
+            raise ConfigError(
+                f"model.arch.{key}={ours} but model.view.{view_key}={data}: the model must be "
+                f"built for the data's size (set both, or only model.view.{view_key})"
+            )
 
 
 def _fits_builders(name: str, arch: Mapping[str, Any]) -> None:

@@ -85,6 +85,17 @@ def _gemms(layer: str, b: int, inputs: int, out: int, times: int, igrad: int):
     ]
 
 
+def _attention(p: Product, b: int) -> list[Use]:
+    """One (T x hd) by (hd x T) gemm per sample and head for the scores, (T x T) by (T x hd)
+    for A V; backward, a gemm of the same size for each operand's gradient."""
+    t, heads, hd = p.dims
+    shape = (t, hd, t) if p.op == "attention.scores" else (t, t, hd)
+    return [
+        Use(p.layer, stage, Kernel("gemm", shape), b * heads)
+        for stage in ("forward", "input_grad", "weight_grad")
+    ]
+
+
 def kernels_of(products: Sequence[Product], batch_size: int) -> list[Use]:
     """Every kernel call of one training step, from flops.py's products (their FLOPs match)."""
     uses: list[Use] = []
@@ -105,6 +116,11 @@ def kernels_of(products: Sequence[Product], batch_size: int) -> list[Use]:
         elif p.op == "lstm.recurrent":
             t, u = p.dims
             uses += _gemms(p.layer, b, u, 4 * u, t, t - 1)
+        elif p.op == "tokens.dense":  # every position of every sample in one gemm
+            t, i, u = p.dims
+            uses += _gemms(p.layer, b * t, i, u, 1, 1 if p.input_grad else 0)
+        elif p.op in ("attention.scores", "attention.values"):
+            uses += _attention(p, b)
         else:
             raise ValueError(f"{p.layer}: no shape recorded for speed of light (op {p.op!r})")
     return uses

@@ -1,0 +1,71 @@
+"""Fused against explicit attention (`model.arch.attention`), one backend, side by side in one
+process.
+
+    python -m benchmarks.attention BACKEND [model] [cpus] [steps] [rounds]
+    # default model gpt, 1 cpu, 5 steps a block, 5 rounds
+
+Builds the model once per kernel through the backend's own make_step (the training step parity
+runs), warms each up, then alternates timed blocks of `steps` steps, `rounds` times each, so
+machine load falls on both alike. Prints one JSON line: the median seconds per step of each and
+their ratio (explicit / fused). Quote the ratio, not the absolute times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+from twinbench.machine import cpu
+
+
+def main(backend_name: str, model_name: str = "gpt", cpus: int = 1, steps: int = 5,
+         rounds: int = 5) -> dict:  # fmt: skip
+    cpu.pin(cpu.choose_cores(cpus))
+    os.environ.update(cpu.thread_environment(cpus, cpus))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from benchdata import fill_arch, load
+    from frameworks import get_backend, settings
+    from models.catalog import model_config
+
+    os.environ.update(settings.thread_environment(backend_name, cpus, cpus))
+    backend = get_backend(backend_name)
+    backend.configure_threads(cpus, cpus)
+    cfg = model_config(model_name)
+    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    cfg = fill_arch(cfg, data)
+    bs = cfg["batch_size"]
+    x, y = data.x_train[:bs], data.y_train[:bs]
+    steppers = {}
+    for kernel in ("fused", "explicit"):
+        variant = {**cfg, "arch": {**cfg["arch"], "attention": kernel}}
+        model = backend.build(model_name, variant, "cpu")
+        step = backend.make_step(model, variant)
+        for _ in range(3):  # tracing and warm-up, not timed
+            step(x, y)
+        steppers[kernel] = step
+    per_step: dict[str, list[float]] = {name: [] for name in steppers}
+    for _ in range(rounds):
+        for name, step in steppers.items():
+            t0 = time.perf_counter_ns()
+            for _ in range(steps):
+                step(x, y)
+            per_step[name].append((time.perf_counter_ns() - t0) / steps / 1e9)
+    median = {name: statistics.median(v) for name, v in per_step.items()}
+    return {
+        "backend": backend_name,
+        "model": model_name,
+        "cpus": cpus,
+        "steps_per_block": steps,
+        "rounds": rounds,
+        "median_step_s": median,
+        "ratio_explicit_to_fused": median["explicit"] / median["fused"],
+        "blocks_s_per_step": per_step,
+    }
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    print(json.dumps(main(*args[:2], *(int(a) for a in args[2:5]))))
