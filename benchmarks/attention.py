@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
-import time
 
+from benchmarks.alternating_blocks import time_alternating
 from twinbench.machine import cpu
 
 
@@ -46,14 +45,7 @@ def main(backend_name: str, model_name: str = "gpt", cpus: int = 1, steps: int =
         for _ in range(3):  # tracing and warm-up, not timed
             step(x, y)
         steppers[kernel] = step
-    per_step: dict[str, list[float]] = {name: [] for name in steppers}
-    for _ in range(rounds):
-        for name, step in steppers.items():
-            t0 = time.perf_counter_ns()
-            for _ in range(steps):
-                step(x, y)
-            per_step[name].append((time.perf_counter_ns() - t0) / steps / 1e9)
-    median = {name: statistics.median(v) for name, v in per_step.items()}
+    per_step, median = time_alternating(steppers, x, y, rounds, steps)
     return {
         "backend": backend_name,
         "model": model_name,

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
-import time
 
+from benchmarks.alternating_blocks import time_alternating
 from twinbench.machine import cpu
 
 
@@ -47,14 +46,7 @@ def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int =
         for _ in range(10):  # tracing and warm-up, not timed
             step(x, y)
         steppers[formula] = step
-    per_step: dict[str, list[float]] = {name: [] for name in steppers}
-    for _ in range(rounds):
-        for name, step in steppers.items():
-            t0 = time.perf_counter_ns()
-            for _ in range(steps):
-                step(x, y)
-            per_step[name].append((time.perf_counter_ns() - t0) / steps / 1e9)
-    median = {name: statistics.median(v) for name, v in per_step.items()}
+    per_step, median = time_alternating(steppers, x, y, rounds, steps)
     return {
         "model": model_name,
         "cpus": cpus,

@@ -1,0 +1,27 @@
+"""Timing several training steps against each other in one process: alternating blocks.
+
+Each variant's step runs `steps` times in a block, the variants' blocks alternating for `rounds`
+rounds, so that whatever load the machine carries falls on every variant alike. Used by the
+in-process comparisons (benchmarks.attention, benchmarks.optimizer_step).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def time_alternating(
+    steppers: dict[str, Callable[[Any, Any], Any]], x: Any, y: Any, rounds: int, steps: int
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Seconds per step of each block, per variant, and each variant's median over its blocks."""
+    per_step: dict[str, list[float]] = {name: [] for name in steppers}
+    for _ in range(rounds):
+        for name, step in steppers.items():
+            t0 = time.perf_counter_ns()
+            for _ in range(steps):
+                step(x, y)
+            per_step[name].append((time.perf_counter_ns() - t0) / steps / 1e9)
+    return per_step, {name: statistics.median(v) for name, v in per_step.items()}
