@@ -104,6 +104,11 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
     assert plan.estimated_runs == 2 and plan.similar_runs == 1
     assert plan.estimate_s == pytest.approx(12.0 + 8.0 + 6.0)
     assert "estimated wall time 26s for 2 of them, from 2 earlier record(s)" in plan.describe()
+    assert "at most" not in plan.describe()
+    # A deciding sweep (README command 1) stops each core count once decided: its plan is a bound
+    plan.deciding = True
+    assert plan.describe().endswith("stops as soon as its pairs decide or its budget "
+                                    "(pairs, seconds) is spent")  # fmt: skip
 
 
 def test_a_plan_that_cannot_be_made_never_stops_the_sweep():

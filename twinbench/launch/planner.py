@@ -53,6 +53,9 @@ class Plan:
     similar_runs: int = 0  # estimated from a similar run, not the same configuration
     history_records: int = 0
     invalid_jobs: int = 0
+    # A deciding sweep (hydra.sweeper.decide) launches pairs only until each core count decides
+    # or spends its budget: its runs and time are an upper bound, not what it will take.
+    deciding: bool = False
 
     @property
     def finished(self) -> int:
@@ -63,6 +66,15 @@ class Plan:
         return [r for r in self.runs if not r.finished]
 
     def describe(self) -> str:
+        text = self._describe()
+        if self.deciding and self.pending:
+            text += (
+                "; at most: each core count stops as soon as its pairs decide or its budget "
+                "(pairs, seconds) is spent"
+            )
+        return text
+
+    def _describe(self) -> str:
         pending = len(self.pending)
         head = (
             f"plan: {len(self.runs)} run(s); {self.finished} already finished, {pending} to measure"
@@ -270,6 +282,8 @@ def announce(config: Any) -> str:
         sweep_dir = Path(config.hydra.sweep.dir)
         roots = [sweep_dir.parent, WORK_ROOT / "results"]
         machine = environment.machine_fingerprint(environment.describe())
-        return estimate(plan, history(roots, machine)).describe()
+        plan = estimate(plan, history(roots, machine))
+        plan.deciding = bool(OmegaConf.select(config, "hydra.sweeper.decide"))
+        return plan.describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
         return f"plan: not available ({type(exc).__name__}: {exc})"
