@@ -122,8 +122,10 @@ def torch_model(
                 h = h + blk("drop_2")(mlp)
             return self.lm_head(self.ln_f(h))
 
+    # Keras' MultiHeadAttention kernels are (width, heads, hd) einsums, but Keras 3 takes their
+    # glorot fans from the einsum's input and output axes (width in, heads * hd out): the 2-D
+    # Linear's fans keras_init_ uses. Parity's initial-weight check holds this.
     model = keras_init_(GPT())
-    torch_transformer.keras_attention_init_(model)
     if tie_head:  # one matrix: the head reads the token embedding (after init, so it is wte's)
         model.lm_head.weight = model.wte.weight
     return model

@@ -109,7 +109,8 @@ def torch_model(
             h = self.dropout3(h.mean(dim=1))  # GlobalAveragePooling1D, no mask
             return self.predictions(self.dropout4(self.hidden(h).relu()))
 
-    return torch_transformer.keras_attention_init_(keras_init_(IMDbTransformer()))
+    # keras_init_'s Linear fans are Keras 3's einsum fans for the attention kernels (models/gpt.py)
+    return keras_init_(IMDbTransformer())
 
 
 def keras_model(

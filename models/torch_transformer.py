@@ -29,12 +29,10 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(width, inner) for _ in range(3))
         self.attention_output = nn.Linear(inner, width)
         self.register_buffer("heads", torch.tensor(heads))
-        self.shape, self.dropout, self.causal, self.kernel = (
-            (heads, head_dim),
-            dropout,
-            causal,
-            kernel,
-        )
+        # A module, not a bare rate: Keras' MultiHeadAttention holds a Dropout layer on the
+        # attention probabilities, and parity's dropout probe finds layers, not function calls.
+        self.attention_dropout = nn.Dropout(dropout)
+        self.shape, self.causal, self.kernel = (heads, head_dim), causal, kernel
         self.scale = 1.0 / math.sqrt(head_dim)  # Keras: 1 / sqrt(key_dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -42,7 +40,7 @@ class SelfAttention(nn.Module):
         q, k, v = (
             p(x).view(b, t, *self.shape).transpose(1, 2) for p in (self.query, self.key, self.value)
         )
-        drop = self.dropout if self.training else 0.0
+        drop = self.attention_dropout.p if self.training else 0.0
         if self.kernel == "fused":
             out = F.scaled_dot_product_attention(
                 q, k, v, dropout_p=drop, is_causal=self.causal, scale=self.scale
@@ -52,24 +50,5 @@ class SelfAttention(nn.Module):
             if self.causal:
                 mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
                 scores = scores.masked_fill(~mask, float("-inf"))
-            out = F.dropout(scores.softmax(dim=-1), drop) @ v
+            out = self.attention_dropout(scores.softmax(dim=-1)) @ v
         return self.attention_output(out.transpose(1, 2).reshape(b, t, -1))
-
-
-@torch.no_grad()
-def keras_attention_init_(module: nn.Module) -> nn.Module:
-    """Keras' glorot-uniform bound for MultiHeadAttention's 3-D kernels, whose fans count the
-    leading axis: (width, heads, hd) has fan_in heads * width and fan_out hd * width,
-    (heads, hd, width) fan_in hd * heads and fan_out width * heads (keras_init_ took the
-    2-D Linear's fans). Biases stay zero."""
-    for layer in module.modules():
-        if not isinstance(layer, SelfAttention):
-            continue
-        heads, hd = layer.shape
-        width = layer.query.in_features
-        for proj in (layer.query, layer.key, layer.value):
-            bound = math.sqrt(6.0 / (heads * width + hd * width))
-            nn.init.uniform_(proj.weight, -bound, bound)
-        bound = math.sqrt(6.0 / (hd * heads + width * heads))
-        nn.init.uniform_(layer.attention_output.weight, -bound, bound)
-    return module
