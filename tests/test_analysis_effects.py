@@ -51,7 +51,7 @@ def test_framework_ratio_per_core_count(tmp_path):
     assert row(fe, cpus=1)["reference_time"] == 3.0 and row(fe, cpus=1)["other_time"] == 6.0
     # One run per side: a ratio, but no interval and a verdict that says so.
     assert math.isnan(row(fe, cpus=1)["ratio_ci_low"])
-    assert row(fe, cpus=1)["verdict"] == "torch faster (single runs: no interval)"
+    assert row(fe, cpus=1)["verdict"] == "undecided (single runs: no interval)"
 
 
 def test_speedup_and_efficiency_per_framework(tmp_path):
@@ -153,7 +153,7 @@ def test_software_effect_groups_by_settings_against_the_default_preset(tmp_path)
     assert se["reference_settings"] == "onednn=on, xla=off"
     assert se["variant_settings"] == "tuned, onednn=off, xla=off"  # labels name the preset
     assert se["time_ratio"] == 1.5
-    assert se["verdict"] == "reference faster (single runs: no interval)"
+    assert se["verdict"] == "undecided (single runs: no interval)"
     # The headline framework ratio uses TensorFlow's default preset: 1.0 / 2.0.
     fe = an.framework
     assert row(fe, headline=True)["ratio"] == 0.5

@@ -41,12 +41,14 @@ TF, TORCH = registry.spec("tensorflow").label, registry.spec("torch").label
 def test_a_capped_run_whose_verdicts_disagree_gets_the_explanation_line(tmp_path):
     runs = _pair(tmp_path, tf_first=2.0)
     (v,) = verdict.verdicts(runs)
-    # Capped: the steady-state step time leads (TensorFlow 10/8 = 1.25x faster per step) ...
+    # Capped: the steady-state step time leads (TensorFlow 10/8 = 1.25x faster per step); single
+    # runs give no interval, so nothing is decided: the point ratio is stated as such ...
     assert v.metric == "steady-state step time"
     assert v.line.startswith(
-        f"mlp cpu2: {TF} faster than {TORCH} by 1.25x on steady-state step time"
+        f"mlp cpu2: undecided between {TORCH} and {TF} on steady-state step time (point ratio: "
+        f"{TF} 1.25x faster; single runs: no interval)"
     )
-    assert f"{TORCH} faster" in v.line and "max_steps=20" in v.line
+    assert f"point ratio: {TORCH}" in v.line and "max_steps=20" in v.line
     # ... and TensorFlow's 2 s first step makes torch win on training time: said, with the cause.
     share = 2.0 / (2.0 + 0.0625 + 18 * 0.008 + 0.125)
     torch_share = 0.25 / (0.25 + 0.0625 + 0.18 + 0.125)
@@ -62,8 +64,8 @@ def test_agreeing_verdicts_get_no_explanation_and_full_runs_lead_with_training_t
     (v,) = verdict.verdicts(runs)
     assert v.disagreement is None
     assert v.metric == "training time"
-    assert v.line.startswith(f"mlp cpu2: {TF} faster than {TORCH} by")
-    assert "the 2017 figure leads" in v.line
+    assert v.line.startswith(f"mlp cpu2: undecided between {TORCH} and {TF} on training time")
+    assert f"(point ratio: {TF}" in v.line and "the 2017 figure leads" in v.line
 
 
 def test_the_verdict_opens_the_terminal_summary_and_the_report(tmp_path):
@@ -76,3 +78,28 @@ def test_the_verdict_opens_the_terminal_summary_and_the_report(tmp_path):
     assert html.index('id="verdict"') < html.index('id="relative"')
     assert "a start-up effect" in html
     assert 'id="budget"' in html  # the stacked bars of the budget
+
+
+def _repeats(root, torch_steps: list[float], tf_steps: list[float]):
+    """Full runs (no max_steps), one record per repeat, steady step = each repeat's epoch."""
+    for backend, steps in (("torch", torch_steps), ("tensorflow", tf_steps)):
+        for i, step in enumerate(steps):
+            rec = record(backend, 2, [step * 100], repeat=i, repeats=len(steps), steady_step=step)
+            rec["config"]["max_steps"] = None
+            write(root, f"mlp_{backend}/repeat-{i}", rec)
+    return runs_table([root])
+
+
+def test_only_an_interval_decides_the_verdict(tmp_path):
+    # Six repeats a side, torch 20% faster throughout: the interval excludes 1 and decides.
+    clear = _repeats(tmp_path / "clear", [0.010, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098],
+                     [0.012, 0.0121, 0.0119, 0.0120, 0.0122, 0.0118])  # fmt: skip
+    (v,) = verdict.verdicts(clear)
+    assert v.line.startswith(f"mlp cpu2: {TORCH} faster than {TF} by 1.20x on training time")
+    assert "95% CI" in v.line and "undecided" not in v.line
+    # The same medians with repeats that overlap widely: the interval holds 1, nothing decided.
+    noisy = _repeats(tmp_path / "noisy", [0.010, 0.016, 0.007, 0.010, 0.014, 0.008],
+                     [0.012, 0.009, 0.016, 0.012, 0.008, 0.015])  # fmt: skip
+    (v,) = verdict.verdicts(noisy)
+    assert v.line.startswith(f"mlp cpu2: undecided between {TORCH} and {TF} on training time")
+    assert "includes 1" in v.line

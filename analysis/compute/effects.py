@@ -92,10 +92,12 @@ def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -
     if math.isnan(ratio):
         return "no successful runs"
     side = f"{a} faster" if ratio < 1 else f"{b} faster"
+    # Only an interval decides: without one, or with one holding 1, the outcome is undecided
+    # (the point ratio is in its own column)
     if math.isnan(lo):
-        return f"{side} (single runs: no interval)"
+        return "undecided (single runs: no interval)"
     if lo <= 1 <= hi:
-        return "no clear difference (interval includes 1)"
+        return "undecided (interval includes 1)"
     if (hi - lo) / ratio > width:
         return f"{side} (unstable: wide interval)"
     return side

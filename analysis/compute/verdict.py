@@ -68,6 +68,12 @@ def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
     side, factor = _faster(row, ratio)
     names = _names(row)
     slower = row["other"] if side == row["reference"] else row["reference"]
+    lo, hi = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
+    if math.isnan(lo) or lo <= 1 <= hi:  # no interval, or one holding 1: nothing is decided
+        return (
+            f"undecided between {names[row['reference']]} and {names[row['other']]} on {metric} "
+            f"(point ratio: {names[side]} {factor:.2f}x faster; {_interval(row, prefix)})"
+        )
     # Both sides named: with more than two backends a cell has one line per other backend.
     return (
         f"{names[side]} faster than {names[slower]} by {factor:.2f}x on {metric} "
