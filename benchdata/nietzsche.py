@@ -83,6 +83,7 @@ def view(raw: NietzscheRaw | str, spec: Mapping[str, Any], info: dict[str, Any])
             **info,
             "view": dict(spec),
             "dims": {"chars": len(chars), "maxlen": maxlen},
+            "vocabulary": "".join(chars),  # id -> character, to print what a model generates
             "corpus_length": {"train": len(train_text), "test": len(test_text)},
         },
     )

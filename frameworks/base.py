@@ -141,6 +141,11 @@ class Backend(abc.ABC):
     def predict(self, model: Any, model_name: str, x: np.ndarray) -> np.ndarray:
         """The model's output probabilities (primary head) in inference mode, as numpy."""
 
+    def predict_batch(self, model: Any, model_name: str, x: np.ndarray) -> np.ndarray:
+        """predict as users call it batch after batch (text generation): the framework's own
+        inference path, compiled where it compiles one. By default, predict."""
+        return self.predict(model, model_name, x)
+
     # ---------------------------------------------------------------- training
 
     @abc.abstractmethod

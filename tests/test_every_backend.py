@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from frameworks import registry
+from models.catalog import model_config
 from twinbench.config.spec import group_choices
 from twinbench.paths import REPO_ROOT
 
@@ -70,6 +71,15 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     # The loop fingerprint (frameworks/loop_print.py): the 2 capped batches it actually fed
     (loop,) = record["history"]["loop"]
     assert loop["train_samples"] == min(2 * record["batch_size"], record["data"]["n_train"])
+    # A language model's text after training (conf/model `sample`), timed apart; none otherwise
+    wanted = model_config(model).get("sample")
+    if wanted:
+        sample = record["sample"]
+        assert sample["tokens"] == len(sample["text"]) == wanted["tokens"]
+        assert sample["tokens_per_s"] > 0 and len(sample["prompt"]) == record["config"]["model"][
+            "view"]["maxlen"]  # fmt: skip
+    else:
+        assert record.get("sample") is None
     assert returncode == 0, stderr
 
 

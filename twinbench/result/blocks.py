@@ -96,6 +96,19 @@ class Startup(Block):
 
 
 @dataclass(frozen=True)
+class Sample(Block):
+    """Text a language model generated after training, timed apart (twinbench/worker/sample.py)."""
+
+    tokens: int = spec("characters generated, one forward pass each", "tokens")
+    seconds: float = spec("wall time of the whole generation", "s")
+    tokens_per_s: float = spec("tokens over seconds", "tokens/s")
+    first_call_s: float = spec("the untimed first forward pass before them (tracing)", "s")
+    temperature: float = spec("the sampling temperature", "1")
+    prompt: str = spec("the context it started from (the first validation window)")
+    text: str = spec("what it generated")
+
+
+@dataclass(frozen=True)
 class Flops(Block):
     """Floating-point work per step (models/flops.py) and the rate the run achieved."""
 

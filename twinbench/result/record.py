@@ -29,6 +29,7 @@ from twinbench.result.blocks import (
     MachinePeak,
     Parity,
     Resources,
+    Sample,
     SpeedOfLight,
     Startup,
     Threads,
@@ -137,6 +138,9 @@ class ResultRecord(Block):
     )
     profile: dict[str, Any] | None = spec("per-layer profile after training (profile=true)")
     kernels: dict[str, Any] | None = spec("kernels that ran (measure.kernel_probe)")
+    sample: Sample | None = spec(
+        "text generated after training; None for a model without conf `sample`", block=Sample
+    )
     resources: Resources = spec("memory and CPU used", block=Resources)
     history: History = spec("loss and accuracy per epoch", block=History)
     parity: Parity = spec("the model's equivalence certificate on this backend", block=Parity)

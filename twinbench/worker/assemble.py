@@ -217,6 +217,7 @@ def assemble(
         ),
         profile=looks.profile,
         kernels=looks.kernels,
+        sample=looks.sample,
         resources=trained.resources,
         history={
             "loss": history.loss,

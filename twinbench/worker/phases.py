@@ -244,6 +244,7 @@ class Looks:
 
     profile: dict[str, Any] | None
     kernels: dict[str, Any] | None
+    sample: dict[str, Any] | None = None  # text generated after training (conf/model `sample`)
 
 
 def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_dir: Path) -> Looks:
@@ -266,4 +267,25 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
     probed = None
     if spec.measure.get("kernel_probe"):
         probed = kernels.probe(run_dir, precision=spec.precision)
-    return Looks(found, probed)
+    return Looks(found, probed, sample_text(spec, fw, loaded, trained))
+
+
+def sample_text(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained):
+    """A language model's text after training, timed apart (worker/sample.py); None for a
+    model without a `sample` section. Last: its inference-mode passes touch nothing timed."""
+    settings = loaded.model_cfg.get("sample")
+    if not settings:
+        return None
+    from twinbench.worker.sample import sample
+
+    data = loaded.data
+    found = sample(
+        fw.backend, trained.model, spec.model, data.x_test[:1], data.info["vocabulary"],
+        settings, spec.seed,
+    )  # fmt: skip
+    print(
+        f"  [{spec.backend} {spec.model} cpus={spec.cpus}] sample: {found['tokens']} characters "
+        f"at {found['tokens_per_s']:.1f}/s: {found['text']!r}",
+        flush=True,
+    )
+    return found
