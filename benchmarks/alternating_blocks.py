@@ -13,6 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 
+def warmed_steppers(
+    backend: Any, model_name: str, variants: dict[str, dict[str, Any]], x: Any, y: Any, warmup: int
+) -> dict[str, Callable[[Any, Any], Any]]:
+    """Each variant's config built into its own model and training step (the step parity runs),
+    then `warmup` untimed steps each: tracing and caches stay out of the timed blocks."""
+    steppers = {}
+    for name, cfg in variants.items():
+        step = backend.make_step(backend.build(model_name, cfg, "cpu"), cfg)
+        for _ in range(warmup):
+            step(x, y)
+        steppers[name] = step
+    return steppers
+
+
 def time_alternating(
     steppers: dict[str, Callable[[Any, Any], Any]], x: Any, y: Any, rounds: int, steps: int
 ) -> tuple[dict[str, list[float]], dict[str, float]]:

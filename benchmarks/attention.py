@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from benchmarks.alternating_blocks import time_alternating
+from benchmarks.alternating_blocks import time_alternating, warmed_steppers
 from twinbench.machine import cpu
 
 
@@ -37,14 +37,8 @@ def main(backend_name: str, model_name: str = "gpt", cpus: int = 1, steps: int =
     cfg = fill_arch(cfg, data)
     bs = cfg["batch_size"]
     x, y = data.x_train[:bs], data.y_train[:bs]
-    steppers = {}
-    for kernel in ("fused", "explicit"):
-        variant = {**cfg, "arch": {**cfg["arch"], "attention": kernel}}
-        model = backend.build(model_name, variant, "cpu")
-        step = backend.make_step(model, variant)
-        for _ in range(3):  # tracing and warm-up, not timed
-            step(x, y)
-        steppers[kernel] = step
+    variants = {k: {**cfg, "arch": {**cfg["arch"], "attention": k}} for k in ("fused", "explicit")}
+    steppers = warmed_steppers(backend, model_name, variants, x, y, warmup=3)
     per_step, median = time_alternating(steppers, x, y, rounds, steps)
     return {
         "backend": backend_name,

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from benchmarks.alternating_blocks import time_alternating
+from benchmarks.alternating_blocks import time_alternating, warmed_steppers
 from twinbench.machine import cpu
 
 
@@ -38,14 +38,9 @@ def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int =
         raise SystemExit(
             f"{model_name} trains with {cfg['optimizer']['name']}: pick an RMSprop model"
         )
-    steppers = {}
-    for formula in ("builtin", "2017"):
-        variant = {**cfg, "optimizer": {**cfg["optimizer"], "formula": formula}}
-        model = backend.build(model_name, variant, "cpu")
-        step = backend.make_step(model, variant)
-        for _ in range(10):  # tracing and warm-up, not timed
-            step(x, y)
-        steppers[formula] = step
+    opt = cfg["optimizer"]
+    variants = {f: {**cfg, "optimizer": {**opt, "formula": f}} for f in ("builtin", "2017")}
+    steppers = warmed_steppers(backend, model_name, variants, x, y, warmup=10)
     per_step, median = time_alternating(steppers, x, y, rounds, steps)
     return {
         "model": model_name,
