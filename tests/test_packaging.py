@@ -76,9 +76,10 @@ def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_re
 def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "train")
     assert proc.returncode == 2
+    # every command of the registry, in its order (calibrate came with decided comparisons)
     assert proc.stderr.strip() == (
         "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
-        "mlflow, curves, bench"
+        "mlflow, curves, calibrate, bench"
     )
 
 
