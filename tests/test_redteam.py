@@ -174,7 +174,7 @@ def test_an_unreadable_record_in_the_sweep_makes_the_summary_fail_loudly(finishe
 # --- validation before work starts (items 8-13) -----------------------------------------------
 
 CONFIG_ONLY = [
-    (["foo=1"], "unknown key 'foo'; valid keys: allow_emulated_bf16, allow_parallel, backend, certify"),
+    (["foo=1"], "unknown key 'foo'; valid keys: allow_emulated_bf16, allow_parallel, backend"),
     (["+foo=1"], "unknown key 'foo'; valid keys:"),
     (["++foo=1"], "unknown key 'foo'; valid keys:"),
     (["cpu=2"], "unknown key 'cpu'"),
