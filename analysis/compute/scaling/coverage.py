@@ -30,7 +30,7 @@ from analysis.compute.scaling.honest import (
 )
 from analysis.compute.scaling.laws import LAWS, Fit, choose, fit
 from analysis.compute.scaling.observations import observations
-from analysis.compute.scaling.series import SERIES
+from analysis.compute.scaling.series import series_runs
 
 
 def curve_interval(f: Fit, n: float, confidence: float) -> tuple[float, float, float] | None:
@@ -48,16 +48,8 @@ def leave_one_out(
     hardware: pd.DataFrame, runs: pd.DataFrame, confidence: float = 0.95
 ) -> pd.DataFrame:
     """One row per series and held-out core count: both intervals and whether each covers."""
-    ok = runs[(runs["status"] == "ok") & (runs["device"] == "cpu")]
     rows = []
-    for key, series in hardware.groupby(SERIES, dropna=False, sort=False):
-        key = dict(zip(SERIES, key, strict=True))
-        chosen_runs = ok[
-            (ok["source"] == key["source"])
-            & (ok["machine"] == key["machine"])
-            & (ok["workload"] == key["workload"])
-            & ok["config_label"].isin(series["config_label"])
-        ]
+    for key, _series, chosen_runs in series_runs(hardware, runs):
         core_counts = sorted(chosen_runs["cpus"].astype(float).unique())
         if len(core_counts) < MIN_CORE_COUNTS + 1:
             continue

@@ -47,22 +47,32 @@ class SeriesModel:
         return not min(self.measured_cores) <= cores <= max(self.measured_cores)
 
 
+def series_runs(hardware: pd.DataFrame, runs: pd.DataFrame):
+    """Each hardware-effect series: its key (SERIES -> value), its rows of `hardware`, and its
+    successful CPU runs."""
+    ok = runs[(runs["status"] == "ok") & (runs["device"] == "cpu")]
+    for key, series in hardware.groupby(SERIES, dropna=False, sort=False):
+        key = dict(zip(SERIES, key, strict=True))
+        yield (
+            key,
+            series,
+            ok[
+                (ok["source"] == key["source"])
+                & (ok["machine"] == key["machine"])
+                & (ok["workload"] == key["workload"])
+                & ok["config_label"].isin(series["config_label"])
+            ],
+        )
+
+
 def model_series(
     hardware: pd.DataFrame, runs: pd.DataFrame, settings: Settings | None = None
 ) -> list[SeriesModel]:
     """One SeriesModel per hardware-effect series, fitted on that series' successful runs."""
     if hardware.empty:
         return []
-    ok = runs[(runs["status"] == "ok") & (runs["device"] == "cpu")]
     out = []
-    for key, series in hardware.groupby(SERIES, dropna=False, sort=False):
-        key = dict(zip(SERIES, key, strict=True))
-        chosen_runs = ok[
-            (ok["source"] == key["source"])
-            & (ok["machine"] == key["machine"])
-            & (ok["workload"] == key["workload"])
-            & ok["config_label"].isin(series["config_label"])
-        ]
+    for key, series, chosen_runs in series_runs(hardware, runs):
         cores, times = observations(chosen_runs)
         fits = [fit(law, cores, times) for law in LAWS]
         run_cores, run_times = run_observations(chosen_runs)
