@@ -160,3 +160,41 @@ def test_the_report_section_reads_the_same_decisions(swept: dict[str, Any]) -> N
     assert rows["cpus=1"]["beside"].startswith("cpu: ")
     assert rows["cpus=1"]["noise_floor"] == "not calibrated"
     assert decisions.FILE == decide.DECISIONS_FILE
+
+
+def test_shared_seconds_go_to_the_series_still_undecided() -> None:
+    # cpus=1 decides after 5 clear pairs; cpus=2 (a coin flip) keeps going on the seconds
+    # cpus=1 left, then ends with "total_seconds": a per-series 60 s would have stopped it at 6.
+    said: list[str] = []
+    t = decide.Tracker(Design(max_pairs=40, max_seconds=None, total_seconds=150), said.append)
+    clear, flip = t.open(("cpus=1",), "cpus=1", 40), t.open(("cpus=2",), "cpus=2", 40)
+    for i in range(5):
+        t.add(("cpus=1",), {"torch": _record(0.010, 1), "tensorflow": _record(0.020, 1)}, 10.0)
+        t.add(
+            ("cpus=2",),
+            {"torch": _record(0.010 + 0.002 * (i % 2), 1), "tensorflow": _record(0.011, 1)},
+            10.0,
+        )
+    assert clear.done and clear.decision.outcome == "a_faster"
+    while not flip.done:
+        t.add(
+            ("cpus=2",),
+            {
+                "torch": _record(0.010 + 0.002 * (len(flip.ratios["wall"]) % 2), 1),
+                "tensorflow": _record(0.011, 1),
+            },
+            10.0,
+        )
+    assert flip.seconds == 100.0 and len(flip.ratios["wall"]) == 10
+    assert flip.decision is not None and flip.decision.stopped_by == "total_seconds"
+    assert "undecided at budget (total_seconds)" in said[-1]
+    assert flip.as_dict()["pool_spent"] is True
+
+
+def test_without_shared_seconds_each_series_keeps_only_its_own() -> None:
+    t = decide.Tracker(Design(max_pairs=40, max_seconds=60), lambda _: None)
+    s = t.open(("cpus=2",), "cpus=2", 40)
+    while not s.done:  # a coin flip between 0.91x and 1.09x: never decided in six pairs
+        step = 0.010 + 0.002 * (len(s.ratios["wall"]) % 2)
+        t.add(("cpus=2",), {"torch": _record(step, 1), "tensorflow": _record(0.011, 1)}, 10.0)
+    assert s.decision.stopped_by == "max_seconds" and s.seconds == 60.0

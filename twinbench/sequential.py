@@ -65,6 +65,9 @@ class Design:
     max_pairs: int = 40
     max_seconds: float | None = 300.0
     prior_precision: float = 1.0
+    # Seconds for all the series of one sweep together (None: none): a series that decides
+    # early leaves its time to the ones still undecided (twinbench/launch/decide.py).
+    total_seconds: float | None = None
 
     def __post_init__(self) -> None:
         # Checked here, so a bad conf fails before the first pair, not after minutes of them.
@@ -81,6 +84,8 @@ class Design:
             )
         if self.max_seconds is not None and self.max_seconds <= 0:
             problems.append(f"max_seconds must be positive or null, got {self.max_seconds!r}")
+        if self.total_seconds is not None and self.total_seconds <= 0:
+            problems.append(f"total_seconds must be positive or null, got {self.total_seconds!r}")
         if not self.prior_precision > 0:
             problems.append(f"prior_precision must be positive, got {self.prior_precision!r}")
         if problems:
@@ -159,7 +164,7 @@ class Decision:
     """Where a sequence ended: its outcome, interval (as time ratios A/B), pairs and why."""
 
     outcome: str
-    stopped_by: str  # decided | max_pairs | max_seconds
+    stopped_by: str  # decided | max_pairs | max_seconds | total_seconds
     measure: str  # the measure that decided (wall or cpu)
     pairs: int
     ratio: float  # exp(mean log ratio): the geometric mean of the pairs' ratios A/B

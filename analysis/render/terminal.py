@@ -13,6 +13,7 @@ from rich.table import Table
 
 from analysis.compute import effects, layers, machine_peak, speed_of_light, summary, verdict
 from analysis.compute.pipeline import Analysis
+from analysis.render.sections import decisions
 
 
 def _fmt(value: Any, kind: str = "") -> str:
@@ -152,10 +153,30 @@ def failure_lines(an: Analysis) -> list[str]:
     return [*lines, ""]
 
 
-def render(an: Analysis, with_failures: bool = True) -> str:
-    """The summary; `with_failures=False` where the caller lists failures itself."""
+def decided_lines(an: Analysis, printed_below: bool) -> list[str] | None:
+    """Where the inputs hold a deciding sweep's decisions, they are the verdict: their
+    intervals hold at every look, which the per-table intervals over a few runs do not claim.
+    None: nothing was decided sequentially (the bootstrap verdict leads)."""
+    found = decisions.rows(an.options.inputs)
+    if not found and not printed_below:
+        return None
+    lead = (
+        "verdict: the sequential decisions (each interval holds at every look at its pairs); "
+        "the intervals in the tables describe the runs and decide nothing"
+    )
+    if printed_below:
+        return [lead.replace("decisions", "decisions printed below", 1), ""]
+    rows = [f"  {r['series']}: {r['compared']} {r['interval']}: {r['outcome']}" for r in found]
+    return [lead + ":", *rows, ""]
+
+
+def render(an: Analysis, with_failures: bool = True, decided_below: bool = False) -> str:
+    """The summary; `with_failures=False` where the caller lists failures itself;
+    `decided_below` where the caller prints a deciding sweep's decisions after it."""
     # The verdict leads: which framework is faster, and why where the metrics disagree.
-    lines = verdict.lines(an.runs, an.options.metric, an.options.unstable_width, an.reference)
+    lines = decided_lines(an, decided_below) or verdict.lines(
+        an.runs, an.options.metric, an.options.unstable_width, an.reference
+    )
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
     lines += speed_of_light.lines(an.runs)
     lines += layers.lines(an.runs, an.reference)

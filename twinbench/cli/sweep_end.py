@@ -110,8 +110,8 @@ class SweepSummary(Callback):
         records = load_results([sweep_dir])
         if config.get("certify"):
             certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
-        print("\n" + comparison_table(records), flush=True)
         verdicts = decide.render(sweep_dir)  # a deciding sweep (+experiment=compare)
+        print("\n" + comparison_table(records, decided_below=bool(verdicts)), flush=True)
         if verdicts:
             print("\n" + verdicts, flush=True)
         from twinbench.ui import progress
@@ -167,8 +167,9 @@ def certify_missing(models: list[str]) -> None:
             print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
 
 
-def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:
-    """The compact terminal comparison of the given records (see analysis.render.terminal)."""
+def comparison_table(found: list[tuple[Path, dict[str, Any]]], decided_below: bool = False) -> str:
+    """The compact terminal comparison of the given records (see analysis.render.terminal);
+    `decided_below`: a deciding sweep's decisions follow it, and they are its verdict."""
     if not found:
         return "no runs to compare"
     runs = frame([records_module.to_row(records_module.Record(p, r)) for p, r in found])
@@ -176,4 +177,5 @@ def comparison_table(found: list[tuple[Path, dict[str, Any]]]) -> str:
         an = pipeline.analyze(runs, pipeline.Options(strict_baseline=False))
     except AnalysisError as exc:
         return f"no comparison: {exc}"
-    return terminal.render(an, with_failures=False)  # the sweep callback lists them itself
+    # the sweep callback lists failures itself
+    return terminal.render(an, with_failures=False, decided_below=decided_below)

@@ -3,8 +3,8 @@
 A series is what a pair's runs share (the sweep's configuration but the framework, e.g. one core
 count). After each pair the series' time ratio A/B (A: the report's reference framework)
 goes to twinbench.sequential, whose confidence sequence stays valid however often it is looked at; a
-series that has decided, or spent its budget (pairs or seconds of its own pairs), gets no more
-pairs, and the sweeper drops its remaining rounds. The wall-time ratio (the runs' median steady
+series that has decided, or spent its budget (pairs or seconds of its own pairs, or the sweep's
+seconds shared by all its series), gets no more pairs, and the sweeper drops its remaining rounds. The wall-time ratio (the runs' median steady
 steps) decides by default; the training CPU-time ratio is followed beside it and reported, and
 `measure: cpu` (conf/decision/default.yaml) makes it the one that decides.
 
@@ -51,6 +51,7 @@ class Series:
     seconds: float = 0.0
     decision: Decision | None = None
     floor: str | None = None  # the cached noise floor, as one line (twinbench/measure/noise.py)
+    pool_spent: bool = False  # the sweep's shared seconds (design.total_seconds) are gone
 
     def add(self, records: dict[str, dict[str, Any]], seconds: float) -> None:
         """One pair's records by backend, and how long the pair took."""
@@ -74,6 +75,8 @@ class Series:
     def out_of(self) -> str | None:
         """The budget this series has spent (None: it may run another pair)."""
         d = self.design
+        if self.pool_spent:
+            return "total_seconds"
         if d.max_seconds is not None and self.seconds >= d.max_seconds:
             return "max_seconds"
         attempts = len(self.ratios[d.measure]) + self.incomplete
@@ -121,6 +124,7 @@ class Series:
             "incomplete": self.incomplete,
             "seconds": self.seconds,
             "max_pairs": self.max_pairs,
+            "pool_spent": self.pool_spent,
             "noise_floor": self.floor,
             "decision": None if self.decision is None else self.decision.as_dict(),
         }
@@ -148,6 +152,19 @@ class Tracker:
         self.say(f"decide: {s.label} pair {len(wall) + s.incomplete}: {shown}")
         if s.done:
             self.say("decide: " + s.line())
+        self._share_seconds()
+
+    def _share_seconds(self) -> None:
+        """Once the sweep's shared seconds are spent, every undecided series ends there."""
+        pool = self.design.total_seconds
+        spent = sum(s.seconds for s in self.series.values())
+        if pool is None or spent < pool:
+            return
+        for s in self.series.values():
+            if not s.done:
+                s.pool_spent = True
+                s._settle()
+                self.say("decide: " + s.line())
 
     def done(self, key: tuple[str, ...]) -> bool:
         return self.series[key].done
@@ -176,6 +193,7 @@ def render(sweep_dir: Path) -> str | None:
         series = Series(s["series"], design, s["max_pairs"], s["a"], s["b"])
         series.ratios = {"wall": s["wall_ratios"], "cpu": s["cpu_ratios"]}
         series.incomplete, series.seconds = s["incomplete"], s["seconds"]
+        series.pool_spent = bool(s.get("pool_spent"))
         series.floor = s.get("noise_floor")
         series.decision = None if s["decision"] is None else Decision(**s["decision"])
         lines.append("  " + series.line().replace("\n", "\n  "))
