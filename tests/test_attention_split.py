@@ -73,9 +73,9 @@ def test_the_ratio_is_explicit_over_fused_with_an_interval_around_it(both):
 
 def test_each_side_shows_the_kernel_that_ran_not_the_setting_asked(both):
     t = attention_split.split(both).set_index("backend")
-    assert t.loc["torch", "fused_ran"] == f"fused ({FUSED_TORCH['kernel']})"
+    assert t.loc["torch", "fused_ran"] == f"fused: {FUSED_TORCH['kernel']}"
     # keras_jax asked for fused; its records say the explicit path ran, and so does the table.
-    assert t.loc["keras_jax", "fused_ran"] == "explicit (matmul-softmax-matmul)"
+    assert t.loc["keras_jax", "fused_ran"] == "explicit: matmul-softmax-matmul"
     assert "fused" not in t.loc["keras_jax", "fused_ran"]
 
 

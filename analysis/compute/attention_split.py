@@ -55,14 +55,15 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _what_ran(cell: pd.DataFrame) -> str:
-    """'path (kernel)' as the cell's runs report it; every distinct answer where they differ."""
+    """The path and kernel ("path: kernel") the cell's runs report; each distinct answer where
+    they differ."""
     seen = []
     for _, r in cell.iterrows():
         path, kernel = r.get("attention_path"), r.get("attention_kernel")
         if not isinstance(path, str):
             seen.append(NOT_RECORDED)
             continue
-        seen.append(f"{path} ({kernel})" if isinstance(kernel, str) else path)
+        seen.append(f"{path}: {kernel}" if isinstance(kernel, str) else path)
     return ", ".join(dict.fromkeys(seen))
 
 
@@ -133,7 +134,7 @@ def missing(runs: pd.DataFrame) -> list[str]:
         backends = ",".join(dict.fromkeys(runs_of["backend"]))
         cpus = ",".join(str(int(c)) for c in sorted(set(runs_of["cpus"].dropna())))
         hints.append(
-            f"{workload}: only attention={'/'.join(sorted(present))} here; for the split run "
+            f"{workload}: only attention={'/'.join(sorted(present))} here; for the split, run: "
             f"python run.py -m backend={backends} model={model} "
             f"model.arch.attention={other} cpus={cpus}"
         )
