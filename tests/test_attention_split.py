@@ -77,6 +77,9 @@ def test_each_side_shows_the_kernel_that_ran_not_the_setting_asked(both):
     # keras_jax asked for fused; its records say the explicit path ran, and so does the table.
     assert t.loc["keras_jax", "fused_ran"] == "explicit: matmul-softmax-matmul"
     assert "fused" not in t.loc["keras_jax", "fused_ran"]
+    # One path on both sides: flagged, so its ratio is not read as a kernel effect.
+    assert t.loc["keras_jax", "same_ran"] and not t.loc["torch", "same_ran"]
+    assert "[the same path ran on both sides]" in " ".join(attention_split.lines(both))
 
 
 def test_a_record_that_does_not_say_what_ran_reads_not_recorded(tmp_path):

@@ -24,7 +24,8 @@ def write(page: Page, an: Analysis) -> None:
         "were interleaved, else a bootstrap interval over the repeats). <i>ran</i> is the path "
         "and kernel the runs report, not the setting asked for: Keras leaves its fused route "
         "when the attention has dropout (gpt), so both of its sides may have run the explicit "
-        "path.</p>"
+        "path; where one path and kernel ran on both sides the ratio is the runs' spread, "
+        "not a kernel effect (<i>same path both sides</i>).</p>"
     )
     for hint in hints:
         page.add(f"<p>{esc(hint)}</p>")
@@ -44,6 +45,7 @@ def write(page: Page, an: Analysis) -> None:
         Col("ratio_low", "low", "x"),
         Col("ratio_high", "high", "x"),
         Col("ratio_pairs", "pairs", "g"),
+        Col("same_ran", "same path both sides", "bool"),
     ]
     page.add(table_html(table, cols))
     page.csv(table, "attention_split")
