@@ -15,6 +15,11 @@ is wall time not covered by ops (dispatch, Python, graph executor), never below 
   carry the same scopes under "gradient_tape/", optimizer ops the optimizer's name.
 Activations fused into a Keras layer (Dense(activation="relu")) belong to that layer; torch's
 separate ReLU modules are folded into the layer before them so the rows compare.
+
+A model may name more layers for the profile alone (PROFILE_LAYERS: weightless ones such as
+gpt's GELU and tied head) and group its layers (LAYER_GROUPS: the transformers' attention, MLP,
+LayerNorm, embedding/head, models/transformer.py); the record then carries each profiled
+layer's group and the groups' sums, so a report groups by what the run itself said.
 """
 
 from __future__ import annotations
@@ -32,6 +37,25 @@ OTHER_LAYERS = "pool/dropout/reshape"
 KERAS_SUFFIX = re.compile(r"_\d+$")
 
 
+def _layers(model_name: str) -> dict[str, str]:
+    """The layer names the profile reports: the model's LAYERS and its profile-only names."""
+    spec = models.get(model_name)
+    return spec.LAYERS | getattr(spec, "PROFILE_LAYERS", {})
+
+
+def layer_groups(model_name: str, ops_ms: dict[str, float]) -> dict[str, Any]:
+    """{layer: group} for the profiled layers of a model with LAYER_GROUPS, and each group's ms
+    per step; {} for other models."""
+    known = getattr(models.get(model_name), "LAYER_GROUPS", None)
+    if not known:
+        return {}
+    found = {layer: known[layer] for layer in ops_ms if layer in known}
+    sums: dict[str, float] = defaultdict(float)
+    for layer, group in found.items():
+        sums[group] += ops_ms[layer]
+    return {"layer_groups": found, "groups_ms": dict(sorted(sums.items()))}
+
+
 def _group_of_torch_child(name: str, current: str | None, layers: dict) -> str:
     if name in layers:
         return name
@@ -44,7 +68,7 @@ def profile_torch(backend, model, model_cfg, data, plan, steps: int, warmup: int
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    layers = models.get(model_cfg["name"]).LAYERS
+    layers = _layers(model_cfg["name"])
     step, objective = backend.tensor_step(model, model_cfg)
     groups, current, handles, open_ranges = {}, None, [], []
     for name, child in model.named_children():
@@ -121,7 +145,7 @@ def profile_tensorflow(backend, model, model_cfg, data, plan, steps: int, warmup
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
-    layers = models.get(model_cfg["name"]).LAYERS
+    layers = _layers(model_cfg["name"])
     step = backend.make_step(model, model_cfg)
     order, bs = plan.orders[0], plan.batch_size
     n_batches = max(1, len(order) // bs)
@@ -187,4 +211,5 @@ def profile(backend, model, model_cfg, data, plan, steps: int, warmup: int) -> d
     result["host_other_ms"] = max(0.0, result["wall_ms"] - ops_total)
     result["steps"], result["warmup"] = steps, warmup
     result["tool"] = registry.spec(backend.name).profiler
+    result |= layer_groups(model_cfg["name"], result["ops_ms"])
     return result

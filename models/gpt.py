@@ -42,6 +42,13 @@ def _layers(layers: int) -> dict[str, str]:
 
 
 LAYERS = _layers(4)  # conf/model/gpt.yaml arch.layers: weight transfer follows these names
+# Layers without weights of their own that the per-layer profile names apart (frameworks/
+# profiling.py): the GELU between fc and proj (torch's module, Keras' named Activation), and the
+# head, torch's tied lm_head or Keras' TiedHead (auto-named tied_head).
+PROFILE_LAYERS = {"lm_head": "head", "tied_head": "head"} | {
+    f"h{i}_gelu": "activation" for i in range(4)
+}
+LAYER_GROUPS = transformer.layer_groups(LAYERS | PROFILE_LAYERS)
 
 
 def flop_products(maxlen: int, chars: int, width: int, heads: int, layers: int, **_) -> list:
@@ -161,7 +168,7 @@ def keras_model(
         h = kl.Add()([h, kl.Dropout(dropout)(a)])
         m = kl.LayerNormalization(epsilon=ln_epsilon, name=f"h{i}_ln_2")(h)
         m = kl.Dense(4 * width, name=f"h{i}_fc")(m)
-        m = kl.Activation(keras_transformer.gelu(gelu_approximate))(m)
+        m = kl.Activation(keras_transformer.gelu(gelu_approximate), name=f"h{i}_gelu")(m)
         m = kl.Dense(width, name=f"h{i}_proj")(m)
         h = kl.Add()([h, kl.Dropout(dropout)(m)])
     h = kl.LayerNormalization(epsilon=ln_epsilon, name="ln_f")(h)

@@ -26,6 +26,9 @@ LAYERS = {
     "hidden": "dense",
     "predictions": "dense",
 }
+# The per-layer profile's groups: the classifier after pooling (hidden, predictions) is the
+# head, grouped with the embeddings; ffn_1 and ffn_2 are the block's MLP.
+LAYER_GROUPS = transformer.layer_groups(LAYERS | {"hidden": "head", "predictions": "head"})
 
 
 def flop_products(

@@ -13,17 +13,37 @@ from analysis.load import backends
 from analysis.render.htmlkit import Col, esc, table_html
 
 KEYS = ["workload", "machine", "cpus"]
+# A group's row beside its layers' (transformers: attention, MLP, LayerNorm, embedding/head, as
+# the record's profile names them): "attention (all)" sums the group's layers per step.
+TOTAL = "{} (all)"
 
 
 def columns(record: dict[str, Any]) -> dict[str, Any]:
     profile = record.get("profile")
     if not isinstance(profile, dict) or not isinstance(profile.get("ops_ms"), dict):
         return {}
+    groups = profile.get("layer_groups")  # frameworks/profiling.py, models with LAYER_GROUPS
     return {
         "profile_ops_ms": json.dumps(profile["ops_ms"], sort_keys=True),
         "profile_wall_ms": profile.get("wall_ms"),
         "profile_host_other_ms": profile.get("host_other_ms"),
+        "profile_groups": json.dumps(groups, sort_keys=True) if isinstance(groups, dict) else None,
     }
+
+
+def _rows(r: pd.Series) -> list[dict[str, Any]]:
+    """One run's layers (with their group where its record names one) and its groups' sums."""
+    ops = json.loads(r["profile_ops_ms"])
+    ops["host (dispatch, Python, executor)"] = r["profile_host_other_ms"]
+    named = r.get("profile_groups")
+    groups = json.loads(named) if isinstance(named, str) else {}
+    base = {**{k: r[k] for k in KEYS}, "backend": r["backend"]}
+    rows = [{**base, "layer": layer, "group": groups.get(layer, ""), "ms": ms}
+            for layer, ms in ops.items()]  # fmt: skip
+    for group in dict.fromkeys(groups.values()):
+        total = sum(ops[layer] for layer, g in groups.items() if g == group and layer in ops)
+        rows.append({**base, "layer": TOTAL.format(group), "group": group, "ms": total})
+    return rows
 
 
 def table(runs: pd.DataFrame, reference: str | None = None) -> pd.DataFrame:
@@ -31,25 +51,24 @@ def table(runs: pd.DataFrame, reference: str | None = None) -> pd.DataFrame:
     if "profile_ops_ms" not in runs:
         return pd.DataFrame()
     ok = runs[(runs["status"] == "ok") & runs["profile_ops_ms"].notna()]
-    rows = []
-    for _, r in ok.iterrows():
-        ops = json.loads(r["profile_ops_ms"])
-        ops["host (dispatch, Python, executor)"] = r["profile_host_other_ms"]
-        for layer, ms in ops.items():
-            rows.append({**{k: r[k] for k in KEYS}, "backend": r["backend"], "layer": layer,
-                         "ms": ms})  # fmt: skip
+    rows = [row for _, r in ok.iterrows() for row in _rows(r)]
     if not rows:
         return pd.DataFrame()
     long = pd.DataFrame(rows)
+    # A layer's group from any run that names it: one backend's record may predate the groups.
+    named = long[long["group"] != ""].drop_duplicates([*KEYS, "layer"])
+    group_of = named.set_index([*KEYS, "layer"])["group"].to_dict()
     wide = long.pivot_table(index=[*KEYS, "layer"], columns="backend", values="ms",
                             aggfunc="median").reset_index()  # fmt: skip
+    wide.insert(len(KEYS), "group", [group_of.get(tuple(k), "")
+                                     for k in wide[[*KEYS, "layer"]].values])  # fmt: skip
     present = backends.order(long["backend"])
     reference = reference if reference in present else backends.choose_reference(present, None)
     pairs = []
     for other in (b for b in present if b != reference):
         # One row per layer and other backend; the two backends' own columns (named by the
         # backends) beside the generic reference/other ones.
-        pair = wide[[*KEYS, "layer", reference, other]].copy()
+        pair = wide[[*KEYS, "group", "layer", reference, other]].copy()
         pair["reference"], pair["other"] = reference, other
         pair["reference_ms"], pair["other_ms"] = pair[reference], pair[other]
         pair["difference_ms"] = pair[reference] - pair[other]
@@ -57,13 +76,14 @@ def table(runs: pd.DataFrame, reference: str | None = None) -> pd.DataFrame:
         pairs.append(pair)
     if not pairs:
         return pd.DataFrame()
-    return pd.concat(pairs, ignore_index=True).sort_values([*KEYS, "layer", "other"])
+    return pd.concat(pairs, ignore_index=True).sort_values([*KEYS, "group", "layer", "other"])
 
 
 def top_differences(t: pd.DataFrame, n: int = 3) -> pd.DataFrame:
     if t.empty:
         return t
     t = t.dropna(subset=["difference_ms"]).assign(size=lambda d: d["difference_ms"].abs())
+    t = t[~t["layer"].str.endswith(TOTAL.format(""))]  # a group's sum would hide its layers
     return t.sort_values("size", ascending=False).groupby([*KEYS, "other"], sort=False).head(n)
 
 
@@ -98,7 +118,9 @@ def section(page: Any, an: Any) -> None:
         "by ops. Profilers add overhead of their own, torch's per op more than TensorFlow's "
         "per graph: compare layers within a framework first, then across. Activations fused "
         "into a Keras layer are in that layer; torch's ReLU modules are counted with the "
-        "layer before them.</p>"
+        "layer before them. A transformer's layers carry their group (attention: the Q, K, V "
+        "and output projections and the attention product; MLP; LayerNorm; embedding/head), "
+        "and each group has a row of its own, <i>group (all)</i>, summing its layers.</p>"
     )
     page.add(
         table_html(
@@ -106,6 +128,7 @@ def section(page: Any, an: Any) -> None:
             [
                 Col("workload", "workload"),
                 Col("cpus", "cores", "g"),
+                Col("group", "group"),
                 Col("layer", "layer"),
                 Col("reference", "reference"),
                 Col("other", "other"),

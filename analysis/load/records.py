@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.compute import layers, machine_peak, speed_of_light
+from analysis.compute import attention_split, layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 from analysis.load import axes, backends
 from twinbench.result.block import ABSENT, present
@@ -337,6 +337,7 @@ def to_row(rec: Record) -> dict[str, Any]:
                 row[f"budget_{key}_s"] = _num(value)
     row.update(machine_peak.columns(r))
     row.update(layers.columns(r))
+    row.update(attention_split.columns(r))  # asked and ran, transformer workloads only
     row.update(speed_of_light.columns(r))
     return row
 

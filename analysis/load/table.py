@@ -173,6 +173,13 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
     machines = df.groupby("source", dropna=False)["machine"].nunique()
     variants = df.groupby(["source", "backend"], dropna=False)["settings"].nunique()
     modes = df.groupby(["source", "backend"], dropna=False)["exec_mode"].nunique()
+    # Fused and explicit attention runs of one backend are two configurations, not repeats of
+    # one: where a source holds both, the label says which (analysis/compute/attention_split.py).
+    attention = (
+        df.groupby(["source", "backend"], dropna=False)["attention"].nunique()
+        if "attention" in df
+        else pd.Series(dtype=int)
+    )
     for _, row in df.iterrows():
         if isinstance(row.get("legacy_label"), str):
             labels.append(row["legacy_label"])
@@ -187,6 +194,8 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" [{row['settings_label']}]"
         elif modes.get((row["source"], row["backend"]), 1) > 1:  # switched by exec=, unseen
             label += f" {row['exec_mode']}"  # in the recorded settings: say it here
+        if attention.get((row["source"], row["backend"]), 1) > 1:
+            label += f" {row['attention']} attention"
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
         if machines.get(row["source"], 1) > 1:

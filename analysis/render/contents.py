@@ -11,6 +11,7 @@ from analysis.compute import api_runtime, layers, machine_peak, speed_of_light
 from analysis.render import explain, scaling_report
 from analysis.render.page import Section
 from analysis.render.sections import (
+    attention,
     decisions,
     environment,
     framework,
@@ -42,6 +43,7 @@ SECTIONS: list[Section] = [
     Section("speed-of-light", "speed of light", speed_of_light.section),
     startup.SECTION,
     precision_exec.SECTION,
+    attention.SECTION,  # fused vs explicit attention, beside the other in-model switches
     Section("budget", "budget", explain.section_budget),
     Section("layers", "layers", layers.section),
     parity.SECTION,

@@ -11,7 +11,15 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from analysis.compute import effects, layers, machine_peak, speed_of_light, summary, verdict
+from analysis.compute import (
+    attention_split,
+    effects,
+    layers,
+    machine_peak,
+    speed_of_light,
+    summary,
+    verdict,
+)
 from analysis.compute.pipeline import Analysis
 from analysis.render.sections import decisions
 
@@ -180,6 +188,7 @@ def render(an: Analysis, with_failures: bool = True, decided_below: bool = False
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
     lines += speed_of_light.lines(an.runs)
     lines += layers.lines(an.runs, an.reference)
+    lines += attention_split.lines(an.runs)
     lines += failure_lines(an) if with_failures else []
     if an.baseline_error:
         lines.append(f"no relative table: {an.baseline_error}")

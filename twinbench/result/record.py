@@ -141,6 +141,10 @@ class ResultRecord(Block):
     sample: Sample | None = spec(
         "text generated after training; None for a model without conf `sample`", block=Sample
     )
+    attention: dict[str, Any] | None = spec(
+        "the attention path and kernel that ran, beside arch.attention asked; None for a model "
+        "without attention (frameworks/attention_probe.py)"
+    )
     resources: Resources = spec("memory and CPU used", block=Resources)
     history: History = spec("loss and accuracy per epoch", block=History)
     parity: Parity = spec("the model's equivalence certificate on this backend", block=Parity)

@@ -218,6 +218,7 @@ def assemble(
         profile=looks.profile,
         kernels=looks.kernels,
         sample=looks.sample,
+        attention=looks.attention,
         resources=trained.resources,
         history={
             "loss": history.loss,

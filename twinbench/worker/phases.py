@@ -245,6 +245,7 @@ class Looks:
     profile: dict[str, Any] | None
     kernels: dict[str, Any] | None
     sample: dict[str, Any] | None = None  # text generated after training (conf/model `sample`)
+    attention: dict[str, Any] | None = None  # the attention path and kernel that ran (transformers)
 
 
 def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_dir: Path) -> Looks:
@@ -267,7 +268,15 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
     probed = None
     if spec.measure.get("kernel_probe"):
         probed = kernels.probe(run_dir, precision=spec.precision)
-    return Looks(found, probed, sample_text(spec, fw, loaded, trained))
+    return Looks(found, probed, sample_text(spec, fw, loaded, trained), attention(loaded, trained))
+
+
+def attention(loaded: Loaded, trained: Trained) -> dict[str, Any] | None:
+    """What attention path and kernel the framework took for the setting asked (None for a
+    model without one): a setting is a request, and Keras overrules it under dropout."""
+    from frameworks import attention_probe
+
+    return attention_probe.ran(trained.model, loaded.model_cfg, trained.plan.batch_size)
 
 
 def sample_text(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained):
