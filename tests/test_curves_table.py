@@ -66,3 +66,12 @@ def test_all_agreeing_exits_zero_and_the_smoke_overrides_replace_the_caps(tmp_pa
     assert curves_table.main([*argv, "--out", str(tmp_path)]) == 0
     assert all("epochs=2" in x and "max_steps=3" in x for x in trained)
     assert "| 2 ep x 3 steps/epoch |" in (tmp_path / curves_table.TABLE_FILE).read_text()
+
+
+def test_a_finished_run_is_reused_only_at_the_length_asked_for():
+    """A cap changed in conf/curves/ retrains instead of tabulating the old length."""
+    record = {"config": {"epochs": 2, "max_steps": 40, "cpus": 2}}
+    assert curves.same_length(record, curves.overrides(2, 40, 1))
+    assert not curves.same_length(record, curves.overrides(3, 40, 2))
+    assert not curves.same_length(record, curves.overrides(2, None, 2))
+    assert curves.same_length({"config": {"epochs": None}}, curves.overrides(None, None, None))

@@ -9,10 +9,11 @@
 (`twinbench run backend=... model=... seed=...`: a fresh worker process, the usual result.json),
 one after the other, into OUT/<model>/<backend>/seed<s>, OUT being results/curves/ of the
 checkout (of the working directory for an installed copy) unless --out says otherwise; finished
-runs are reused. The verdict (analysis/compute/seed_curves.py `agreement`: mean final values
-within BAND_SDS seed standard deviations, Welch's p beside it) is printed and written to
-OUT/<model>/agreement.json; `twinbench report OUT` draws the seed bands in the report.
+runs at the same length are reused. The verdict (analysis/compute/seed_curves.py `agreement`:
+mean final values within BAND_SDS seed standard deviations, Welch's p beside it) is printed and
+written to OUT/<model>/agreement.json; `twinbench report OUT` draws the seed bands in the report.
 Exit status 0 when every compared metric agrees, 1 when one does not, 2 for bad input.
+`python -m twinbench.cli.curves_table` runs this for every workload and tabulates the verdicts.
 """
 
 from __future__ import annotations
@@ -42,11 +43,26 @@ def run_dir(out: Path, model: str, backend: str, seed: int) -> Path:
     return out / model / backend / f"seed{seed}"
 
 
+LENGTH_KEYS = ("epochs", "max_steps")  # a finished run is reused only at the length asked for
+
+
+def same_length(record: dict, extra: list[str]) -> bool:
+    """Whether a finished run trained as long as `extra` asks (a changed cap retrains)."""
+    asked = dict(e.split("=", 1) for e in extra)
+    done = record.get("config") or {}
+    return all(
+        (done.get(k) is None) if k not in asked else str(done.get(k)) == asked[k]
+        for k in LENGTH_KEYS
+    )
+
+
 def train(out: Path, model: str, backend: str, seed: int, extra: list[str]) -> dict:
-    """One run through run.py; its result.json (reused when it already finished)."""
+    """One run through run.py; its result.json (reused when it already finished at the same
+    length)."""
     folder = run_dir(out, model, backend, seed)
     result = folder / results.RESULT_FILE
-    if not result.is_file() or results.read(result).get("status") != "ok":
+    done = results.read(result) if result.is_file() else {}
+    if done.get("status") != "ok" or not same_length(done, extra):
         # The Hydra app run.py starts, as a module: an installed copy has no run.py. Its
         # packages are where this one's are (REPO_ROOT: the checkout, or site-packages).
         cmd = [sys.executable, "-m", "twinbench.cli.run", f"backend={backend}", f"model={model}"]
