@@ -187,6 +187,12 @@ class Backend(abc.ABC):
         own code, seeded with `seed`), or None where the model has none."""
         raise NotImplementedError(f"{self.name} has no augmentation probe")
 
+    def validation_probe(self, model_cfg: dict[str, Any], x: np.ndarray) -> np.ndarray:
+        """Image batch `x`, as this backend's validation pass (the code its training loop
+        validates with) hands it to the network, concatenated in order: never augmented, so it
+        should equal `x` exactly."""
+        raise NotImplementedError(f"{self.name} has no validation probe")
+
     # ---------------------------------------------------------------- probes
 
     @abc.abstractmethod

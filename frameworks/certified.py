@@ -21,12 +21,15 @@ from twinbench.paths import CONF_DIR, REPO_ROOT
 # What a certificate certifies besides the model's own file and config: the code that turns a
 # config into each backend's training math (the registry's certified_code) and the optimizer
 # formulas every backend shares.
-# The stochastic checks (initial weights, dropout, augmentation) are certified too: their
-# probes, their tests and their false-alarm rates, and each side's augmentation code.
+# The stochastic checks (initial weights, dropout, augmentation, unaugmented validation) are
+# certified too: their probes, their tests and their false-alarm rates, and each side's
+# augmentation and validation code (torch's evaluate.py here; Keras' validation() is in
+# KERAS_CODE's common.py).
 SHARED_CERTIFIED_CODE = (
     "frameworks/optimizer_formula.py",
     "frameworks/keras/augment.py",
     "frameworks/torch_native/augment.py",
+    "frameworks/torch_native/evaluate.py",
     "twinbench/parity/draws.py",
     "twinbench/parity/distributions.py",
     "conf/equivalence/default.yaml",
@@ -142,8 +145,8 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
     """What a certificate's stochastic figures (twinbench/parity/distributions.py) fail, judged
     again at the false-alarm rates of conf/equivalence/default.yaml: a p-value under its share
     of the family's alpha, a fixed or orthogonal tensor off, a dropout scale or an augmented
-    image off. A certificate written before these checks has none, and fails none of them (its
-    fingerprint makes it stale instead)."""
+    image off, a validation pass that changed the probe. A certificate written before these
+    checks has none, and fails none of them (its fingerprint makes it stale instead)."""
     if not figures:
         return []
     from omegaconf import OmegaConf
@@ -175,6 +178,14 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
             or min(aug["height_p"], aug["width_p"], aug["flip_p"]) < alpha
         ):
             found.append(f"augmentation: {side} off the config")
+    # Where a side augments, its validation pass must have left the probe exactly as it was.
+    for side, aug in figures["augment"].items():
+        val = figures.get("validation", {}).get(side)
+        if aug and not (
+            val and val["unchanged_fraction"] == 1 and val["max_abs_diff"] == 0
+            and val["images"] == val["expected_images"]
+        ):  # fmt: skip
+            found.append(f"validation: {side} augments (or was not checked)")
     return found
 
 

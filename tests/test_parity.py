@@ -69,6 +69,8 @@ def test_every_backend_runs_the_same_network_as_the_reference(certified, model, 
     assert "random" in kinds and kinds <= {"random", "deterministic", "orthogonal"}
     if model_config(model).get("augment"):
         assert stochastic["augment"]["backend"]["exact_fill_fraction"] == 1.0
+        # ... and its validation pass leaves the coordinate probe exactly as it was
+        assert stochastic["validation"]["backend"]["unchanged_fraction"] == 1.0
     # the certificate carries what it certifies, so it reads "pass" until any of that changes
     assert certificates.status(model, folder, backend)["status"] == "pass"
     assert certificates.status(model, folder)["status"] == "pass"  # the summary of every pair

@@ -1,7 +1,7 @@
 """What a backend draws with its own random generator matches the reference and the config
 (twinbench/parity/distributions.py, docs/equivalence.md "Stochastic checks"): initial weights,
-dropout in training mode, augmentation. Each check is shown to fail under a one-line mutation of
-the torch side, and to pass unmutated.
+dropout in training mode, augmentation, and validation left unaugmented. Each check is shown to
+fail under a one-line mutation of the torch side, and to pass unmutated.
 
 Cheap by design: the reference's draws come from one draws-only stage per model (its own
 process, no training), and the torch side draws in this process, mutated or not. That every
@@ -72,6 +72,30 @@ def test_another_shift_range_fails(reference_draws):
     assert len(failures) == 1 and "backend: width shifts off the config" in failures[0]
 
 
+def test_augmented_validation_fails(reference_draws, monkeypatch):
+    """The torch loop's validation pass augmenting its batches (the mutation, one line in
+    torch_native/evaluate.py's caller) shows in the validation probe; the training-time
+    augmentation checks alone would not see it."""
+    from frameworks.torch_native import augment, evaluate
+
+    flip_shift = augment.make_augment(model_config("cifar10_cnn")["augment"], 0, "cpu")
+    real = evaluate.evaluate
+    monkeypatch.setattr(evaluate, "evaluate", lambda m, o, x, *a: real(m, o, flip_shift(x), *a))
+    figures, failures = _compare(reference_draws, "cifar10_cnn")
+    assert len(failures) == 1 and failures[0].startswith("validation: backend changed 9")
+    assert figures["validation"]["reference"]["unchanged_fraction"] == 1.0
+
+
+def test_unaugmented_validation_passes_on_each_side(reference_draws):
+    """Unmutated, the reference's validation pass (its own process) and torch's (this one)
+    hand the network the probe unchanged."""
+    figures, failures = _compare(reference_draws, "cifar10_cnn")
+    assert failures == []
+    for side in ("reference", "backend"):
+        assert figures["validation"][side]["unchanged_fraction"] == 1.0
+        assert figures["validation"][side]["max_abs_diff"] == 0.0
+
+
 def test_a_constant_fill_is_told_from_edge_fill():
     """The fill check on a probe shifted by hand: edge fill passes, zeros in the border fail."""
     spec = model_config("cifar10_cnn")["augment"]
@@ -97,10 +121,17 @@ def test_a_certificate_is_judged_again_by_its_stochastic_figures(reference_draws
     figures["init"]["tensors"]["conv1/kernel"]["ks_p"] = 1e-12  # as if a rate test slipped
     figures["dropout"]["layers"][-1]["scale_error"] = 0.5
     figures["augment"]["backend"]["flip_p"] = 0.0
+    figures["validation"]["reference"]["max_abs_diff"] = 3.0  # as if validation augmented
     assert stochastic_problems(figures) == [
         "initial weights: conv1/kernel off the reference's (random)",
         f"dropout: backend layer {figures['dropout']['layers'][-1]['layer']} off its rate",
         "augmentation: backend off the config",
+        "validation: reference augments (or was not checked)",
+    ]
+    del figures["validation"]  # a certificate cut short of the check is not trusted either
+    assert stochastic_problems(figures)[-2:] == [
+        "validation: reference augments (or was not checked)",
+        "validation: backend augments (or was not checked)",
     ]
 
 
@@ -108,5 +139,10 @@ def test_a_certificate_lists_the_stochastic_checks_fingerprinted():
     from frameworks.certified import fingerprint
 
     files = fingerprint("mlp")["files"]
-    for path in ("twinbench/parity/distributions.py", "conf/equivalence/default.yaml"):
+    for path in (
+        "twinbench/parity/distributions.py",
+        "conf/equivalence/default.yaml",
+        "frameworks/torch_native/evaluate.py",  # the validation pass the probe goes through
+        "frameworks/keras/common.py",  # Keras' validation(), what fit validates on
+    ):
         assert path in files

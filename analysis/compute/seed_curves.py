@@ -82,6 +82,11 @@ def _last_value(values: list[float | None] | None) -> float | None:
     return present[-1] if present else None
 
 
+def finals(per_seed: dict[Any, dict[str, list]], metric: str) -> list[float]:
+    """One backend's final value of `metric` per seed (seeds without one left out)."""
+    return [v for h in per_seed.values() if (v := _last_value(h.get(metric))) is not None]
+
+
 def agreement_table(histories: dict[str, dict[str, dict[int, dict[str, list[float]]]]]):
     """agreement_rows as a table."""
     return pd.DataFrame(agreement_rows(histories))
@@ -103,16 +108,9 @@ def agreement_rows(
         reference, others = pairing
         for other in others:
             for metric in METRICS:
-                finals = {
-                    backend: [
-                        v
-                        for h in per_backend[backend].values()
-                        if (v := _last_value(h.get(metric))) is not None
-                    ]
-                    for backend in (reference, other)
-                }
-                if min(len(v) for v in finals.values()) >= 2:
-                    rows.append({"model": model, **agreement(finals, metric)})
+                found = {b: finals(per_backend[b], metric) for b in (reference, other)}
+                if min(len(v) for v in found.values()) >= 2:
+                    rows.append({"model": model, **agreement(found, metric)})
     return rows
 
 

@@ -28,6 +28,7 @@ from frameworks.loop_print import LoopPrint
 from frameworks.precision_check import precision_block
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
+from frameworks.torch_native import evaluate as torch_evaluate
 from frameworks.torch_native import optimizers as torch_optimizers
 from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
@@ -215,6 +216,9 @@ class TorchBackend(Backend):
     def augment_probe(self, model_cfg: dict[str, Any], x: np.ndarray, seed: int):
         return torch_stochastic.augment_probe(model_cfg, x, seed)
 
+    def validation_probe(self, model_cfg: dict[str, Any], x: np.ndarray) -> np.ndarray:
+        return torch_stochastic.validation_probe(model_cfg, x, self.precision)
+
     def make_step(self, model: nn.Module, model_cfg: dict[str, Any]) -> TrainStep:
         """tensor_step on numpy batches, returning the loss as a float (parity's view)."""
         step, _ = self.tensor_step(model, model_cfg)
@@ -344,8 +348,8 @@ class TorchBackend(Backend):
                 clock.step_end()
             if plan.validates(epoch):
                 clock.validation_begin()
-                val_loss, val_acc, scored = self._evaluate(
-                    model, objective, x_test, y_test, bs, plan.eval_steps
+                val_loss, val_acc, scored = torch_evaluate.evaluate(
+                    model, objective, x_test, y_test, bs, plan.eval_steps, self.precision
                 )
                 fed.validated(epoch, scored)
                 history.val_loss.append(val_loss)
@@ -361,20 +365,6 @@ class TorchBackend(Backend):
                 progress(epoch, history)
         history.loop = fed.epochs()
         return history
-
-    @torch.inference_mode()
-    def _evaluate(self, model, objective, x, y, bs, steps) -> tuple[float, float, int]:
-        """Validation loss and accuracy, each batch weighted by its samples, and the samples."""
-        model.eval()
-        loss_sum, correct, seen, labels = 0.0, 0, 0, 0
-        for step in range(steps):
-            xb, yb = x[step * bs : (step + 1) * bs], y[step * bs : (step + 1) * bs]
-            with torch_precision.autocast(self.precision, x.device.type):  # as Keras evaluates
-                logits = torch_precision.float32_logits(model(xb))
-            loss_sum += objective(logits, yb).item() * len(yb)
-            correct += objective.correct(logits, yb).item()
-            seen, labels = seen + len(yb), labels + yb.numel()  # a label per position (gpt)
-        return loss_sum / seen, correct / labels, seen
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:

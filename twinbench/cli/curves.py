@@ -9,10 +9,11 @@
 (`twinbench run backend=... model=... seed=...`: a fresh worker process, the usual result.json),
 one after the other, into OUT/<model>/<backend>/seed<s>, OUT being results/curves/ of the
 checkout (of the working directory for an installed copy) unless --out says otherwise; finished
-runs are reused. The verdict (analysis/compute/seed_curves.py `agreement`: mean final values
-within BAND_SDS seed standard deviations, Welch's p beside it) is printed and written to
-OUT/<model>/agreement.json; `twinbench report OUT` draws the seed bands in the report.
+runs at the same length are reused. The verdict (analysis/compute/seed_curves.py `agreement`:
+mean final values within BAND_SDS seed standard deviations, Welch's p beside it) is printed and
+written to OUT/<model>/agreement.json; `twinbench report OUT` draws the seed bands in the report.
 Exit status 0 when every compared metric agrees, 1 when one does not, 2 for bad input.
+`python -m twinbench.cli.curves_table` runs this for every workload and tabulates the verdicts.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from analysis.compute import seed_curves
 from frameworks import registry
@@ -41,11 +43,26 @@ def run_dir(out: Path, model: str, backend: str, seed: int) -> Path:
     return out / model / backend / f"seed{seed}"
 
 
+LENGTH_KEYS = ("epochs", "max_steps")  # a finished run is reused only at the length asked for
+
+
+def same_length(record: dict, extra: list[str]) -> bool:
+    """Whether a finished run trained as long as `extra` asks (a changed cap retrains)."""
+    asked = dict(e.split("=", 1) for e in extra)
+    done = record.get("config") or {}
+    return all(
+        (done.get(k) is None) if k not in asked else str(done.get(k)) == asked[k]
+        for k in LENGTH_KEYS
+    )
+
+
 def train(out: Path, model: str, backend: str, seed: int, extra: list[str]) -> dict:
-    """One run through run.py; its result.json (reused when it already finished)."""
+    """One run through run.py; its result.json (reused when it already finished at the same
+    length)."""
     folder = run_dir(out, model, backend, seed)
     result = folder / results.RESULT_FILE
-    if not result.is_file() or results.read(result).get("status") != "ok":
+    done = results.read(result) if result.is_file() else {}
+    if done.get("status") != "ok" or not same_length(done, extra):
         # The Hydra app run.py starts, as a module: an installed copy has no run.py. Its
         # packages are where this one's are (REPO_ROOT: the checkout, or site-packages).
         cmd = [sys.executable, "-m", "twinbench.cli.run", f"backend={backend}", f"model={model}"]
@@ -77,6 +94,52 @@ def main(argv: list[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
+def overrides(epochs: int | None, max_steps: int | None, cpus: int | None) -> list[str]:
+    """The run.py overrides of one curves run: no peak probe (it times nothing here), the caps."""
+    extra = ["measure.peak_probe=false"]
+    extra += [f"epochs={epochs}"] if epochs else []
+    extra += [f"max_steps={max_steps}"] if max_steps else []
+    extra += [f"cpus={cpus}"] if cpus else []
+    return extra
+
+
+def judge(
+    out: Path, model: str, seeds: int, chosen: list[str], extra: list[str]
+) -> dict[str, Any] | None:
+    """Train every seed in every chosen backend (finished runs reused), judge, and write the
+    verdict to OUT/<model>/agreement.json: the verdict, or None when a run did not finish."""
+    histories: dict[str, dict[int, dict[str, list[float]]]] = {}
+    for seed in range(seeds):
+        for backend in chosen:
+            record = train(out, model, backend, seed, extra)
+            if record.get("status") != "ok":
+                folder = run_dir(out, model, backend, seed)
+                print(f"{backend} seed {seed} did not finish: see {folder}")
+                return None
+            histories.setdefault(backend, {})[seed] = record["history"]
+    rows = seed_curves.agreement_rows({model: histories})
+    verdict = {
+        "model": model,
+        "seeds": seeds,
+        "overrides": extra,
+        "test": f"|mean difference| <= max({seed_curves.BAND_SDS:g} x larger seed SD, "
+        f"{seed_curves.REL_FLOOR:.0%} of the value); Welch's p reported",
+        "metrics": rows,
+        "histories": {b: {str(s): h for s, h in seeds.items()} for b, seeds in histories.items()},
+    }
+    results.write_atomic(agreement_path(out, model), verdict)
+    return verdict
+
+
+def agreement_path(out: Path, model: str) -> Path:
+    return out / model / "agreement.json"
+
+
+def agrees(verdict: dict[str, Any]) -> bool:
+    """Every compared metric agrees (and there was one to compare)."""
+    return bool(verdict["metrics"]) and all(r["agree"] for r in verdict["metrics"])
+
+
 def run(args: argparse.Namespace) -> int:
     """Train every seed in every chosen backend, then judge and write the verdict."""
     chosen = [b for b in args.backends.split(",") if b]
@@ -85,31 +148,10 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--backends needs two or more of {', '.join(BACKENDS)} (got {args.backends!r})")
     if args.seeds < 2:
         fail("--seeds must be at least 2: agreement is judged against the seed spread")
-    extra = ["measure.peak_probe=false"]
-    extra += [f"epochs={args.epochs}"] if args.epochs else []
-    extra += [f"max_steps={args.max_steps}"] if args.max_steps else []
-    extra += [f"cpus={args.cpus}"] if args.cpus else []
-    histories: dict[str, dict[int, dict[str, list[float]]]] = {}
-    for seed in range(args.seeds):
-        for backend in chosen:
-            record = train(args.out, args.model, backend, seed, extra)
-            if record.get("status") != "ok":
-                folder = run_dir(args.out, args.model, backend, seed)
-                print(f"{backend} seed {seed} did not finish: see {folder}")
-                return 1
-            histories.setdefault(backend, {})[seed] = record["history"]
-    rows = seed_curves.agreement_rows({args.model: histories})
-    verdict = {
-        "model": args.model,
-        "seeds": args.seeds,
-        "overrides": extra,
-        "test": f"|mean difference| <= max({seed_curves.BAND_SDS:g} x larger seed SD, "
-        f"{seed_curves.REL_FLOOR:.0%} of the value); Welch's p reported",
-        "metrics": rows,
-        "histories": {b: {str(s): h for s, h in seeds.items()} for b, seeds in histories.items()},
-    }
-    path = args.out / args.model / "agreement.json"
-    results.write_atomic(path, verdict)
+    extra = overrides(args.epochs, args.max_steps, args.cpus)
+    verdict = judge(args.out, args.model, args.seeds, chosen, extra)
+    if verdict is None:
+        return 1
     for row in verdict["metrics"]:
         p = "n/a" if row["welch_p"] is None else f"{row['welch_p']:.2f}"
         print(
@@ -117,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
             f"{row['difference']:+.4g} within band {row['band']:.4g}? "
             f"{'AGREE' if row['agree'] else 'DIFFER'}  (Welch p {p})"
         )
-    print(f"-> {path}")
-    return 0 if verdict["metrics"] and all(r["agree"] for r in verdict["metrics"]) else 1
+    print(f"-> {agreement_path(args.out, args.model)}")
+    return 0 if agrees(verdict) else 1
 
 
 if __name__ == "__main__":

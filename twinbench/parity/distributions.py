@@ -13,6 +13,8 @@ false-alarm rates are conf/equivalence/default.yaml's, Bonferroni-split over eac
 - augment: on the coordinate probe (draws.coordinate_probe), each image must be an exact
   whole-pixel shift with edge ('nearest') fill, possibly mirrored; the shifts per axis must fit
   round(uniform(+-fraction * side)) (chi-square) and the flip rate the config's (binomial).
+- validation: where the config augments, the coordinate probe as the backend's validation pass
+  hands it to the network must equal the probe exactly: validation data are never augmented.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from twinbench.parity import draws
 from twinbench.parity.draws import section, settings
 
 Result = tuple[dict[str, Any], list[str]]
@@ -245,9 +248,35 @@ def check_augment(out: np.ndarray | None, spec: dict[str, Any] | None, side: str
     return figures, failures
 
 
+def check_validation(seen: np.ndarray | None, spec: dict[str, Any] | None, side: str) -> Result:
+    """One backend's validation pass on the coordinate probe (draws.draw): pixel for pixel the
+    probe, or the pass augments (or drops, reorders) what it validates on."""
+    if not spec:
+        return {}, []
+    if seen is None:
+        return {}, [f"validation: {side} has no validation probe"]
+    probe = draws.coordinate_probe(settings()["augment"]["probe_images"], *seen.shape[1:])
+    same_shape = seen.shape == probe.shape
+    unchanged = np.all(seen == probe, axis=(1, 2, 3)) if same_shape else np.zeros(1, bool)
+    figures = {
+        "images": len(seen),
+        "expected_images": len(probe),
+        "unchanged_fraction": float(unchanged.mean()),
+        "max_abs_diff": float(np.max(np.abs(seen - probe))) if same_shape else float("inf"),
+    }
+    if not same_shape:
+        return figures, [f"validation: {side} validated {seen.shape}, not the probe {probe.shape}"]
+    if not unchanged.all():
+        return figures, [
+            f"validation: {side} changed {1 - unchanged.mean():.1%} of the probe images it "
+            f"validated on (max |diff| {figures['max_abs_diff']:.3g}): validation is augmented"
+        ]
+    return figures, []
+
+
 def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str, Any]) -> Result:
     """Every stochastic check of one backend's draws (and the reference's augmentation) ->
-    ({"init": ..., "dropout": ..., "augment": ...}, failures)."""
+    ({"init": ..., "dropout": ..., "augment": ..., "validation": ...}, failures)."""
     from twinbench.parity.draws import PREFIX
 
     init, f_init = compare_init(reference, other)
@@ -255,9 +284,12 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     spec = cfg.get("augment")
     ref_aug, f_ref = check_augment(reference.get(f"{PREFIX}augment"), spec, "reference")
     my_aug, f_mine = check_augment(other.get(f"{PREFIX}augment"), spec, "backend")
+    ref_val, f_ref_val = check_validation(reference.get(f"{PREFIX}validation"), spec, "reference")
+    my_val, f_my_val = check_validation(other.get(f"{PREFIX}validation"), spec, "backend")
     figures = {
         "init": init,
         "dropout": dropout,
         "augment": {"reference": ref_aug, "backend": my_aug},
+        "validation": {"reference": ref_val, "backend": my_val},
     }
-    return figures, f_init + f_drop + f_ref + f_mine
+    return figures, f_init + f_drop + f_ref + f_mine + f_ref_val + f_my_val

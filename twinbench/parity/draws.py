@@ -1,7 +1,9 @@
 """What a backend draws at random, collected inside its parity stage (one framework per process):
-fresh initial weights from its own generator, each dropout layer's training-mode output, and its
-training-time augmentation of a probe batch. distributions.py compares the draws; the settings
-(seeds, probe sizes, false-alarm rates) are conf/equivalence/default.yaml.
+fresh initial weights from its own generator, each dropout layer's training-mode output, its
+training-time augmentation of a probe batch, and (where it augments) the same probe batch as its
+validation pass hands it to the network, which must leave it unaugmented. distributions.py
+compares the draws; the settings (seeds, probe sizes, false-alarm rates) are
+conf/equivalence/default.yaml.
 
 Arrays are keyed "draw:<what>:..." so they travel in the stage's npz beside the training figures.
 """
@@ -72,6 +74,8 @@ def draw(backend: Any, model_name: str, cfg: dict[str, Any], reference: bool) ->
         augmented = backend.augment_probe(cfg, x, conf["augment"]["seed"])
         if augmented is not None:  # absent: distributions.check_augment says it is missing
             out[f"{PREFIX}augment"] = augmented
+        # Validation must see the very pixels it was given (distributions.check_validation).
+        out[f"{PREFIX}validation"] = backend.validation_probe(cfg, x)
     return out
 
 
