@@ -61,15 +61,16 @@ def main(argv: list[str] | None = None) -> int:
         f"pairs per row, {args.epochs} epochs per process, cpus={args.cpus}",
         flush=True,
     )
-    rows = []
+    rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
     for backend in args.backends:
         for model in args.models:
             steps = args.max_steps or SETTINGS["max_steps"][model]
             cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps)
+            name = f"{backend:<11}{model:<{width}}"
             if cmd is None:
-                print(f"{backend:<11}{model:<12} no outside script (see benchmarks/outside.yaml)")
+                print(f"{name} no outside script (see benchmarks/outside.yaml)")
                 continue
-            label = f"{backend:<11}{model:<12}" + (f"({steps} steps) " if steps else "")
+            label = name + (f"({steps} steps) " if steps else "")
 
             def ours(backend=backend, model=model, steps=steps):
                 return pairs.twinbench(
