@@ -73,8 +73,18 @@ def test_every_workload_has_outside_code_on_both_backends_that_lists_its_changes
         assert "Changes from the tutorial" in text or model != "tl_mlp", script
         assert f'harness.arrays("{model}", b)' in text, script
     for model in outside.MODELS:
-        assert "torch_examples" in " ".join(outside.outside_cmd("torch", model, 1, 2, None))
+        script = outside.SETTINGS["torch_scripts"].get(model, "torch_examples")
+        assert f"benchmarks.ports.{script}" in outside.outside_cmd("torch", model, 1, 2, None)
         assert outside.outside_cmd("tensorflow", model, 1, 2, None) is not None
+    for model, script in outside.SETTINGS["torch_scripts"].items():  # gpt: nanoGPT's loop
+        text = (PORTS / f"{script}.py").read_text()
+        assert "Changes, each one demanded" in text and f'harness.arrays("{model}", b)' in text
+
+
+def test_the_outside_side_skips_validation_exactly_where_the_workload_does():
+    """Read from conf `validate: false`: the text generators' 2017 scripts and nanoGPT run
+    none inside an epoch, so twinbench is timed on training alone there."""
+    assert {"charlstm", "textgen", "gpt"} == outside.NO_VALIDATION
 
 
 def test_tl_mlp_is_compared_with_the_outside_loop_doing_the_same_work():
@@ -94,10 +104,15 @@ def run_port(*args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_the_pytorch_examples_loop_trains_and_reports_epoch_times():
-    result = run_port("benchmarks.ports.torch_examples", "mlp")
+@pytest.mark.parametrize(
+    ("script", "validates"),
+    [(["torch_examples", "mlp"], True), (["nanogpt_train"], False)],  # nanogpt_train: gpt
+    ids=["torch_examples", "nanogpt_train"],
+)
+def test_the_torch_loops_train_and_report_epoch_times(script, validates):
+    result = run_port(f"benchmarks.ports.{script[0]}", *script[1:])
     assert len(result["epoch_s"]) == 2 and all(t > 0 for t in result["epoch_s"])
-    assert result["validates"]
+    assert result["validates"] is validates
 
 
 @pytest.mark.parametrize("script", ["keras_mnist_mlp", "keras_tensorlayer_mnist_mlp"])
