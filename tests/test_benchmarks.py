@@ -115,6 +115,32 @@ def test_the_torch_loops_train_and_report_epoch_times(script, validates):
     assert result["validates"] is validates
 
 
+def test_nanogpt_loop_sets_twinbench_learning_rates_and_decays_the_same_weights():
+    """nanoGPT's get_lr and configure_optimizers, written as its users do, land on twinbench's
+    schedule (optimizer_formula) and its AdamW's decayed group: the same optimizer work."""
+    from torch import nn
+
+    from benchmarks.ports import nanogpt_train
+    from frameworks import optimizer_formula
+    from frameworks.torch_native.optimizers import adamw
+    from models.catalog import model_config
+    from models.gpt import torch_model
+
+    cfg = model_config("gpt")
+    opt = cfg["optimizer"]
+    end = opt["warmup_steps"] + opt["cosine_steps"]
+    for t in (0, 1, opt["warmup_steps"] - 1, opt["warmup_steps"], end // 2, end, end + 1):
+        expected = optimizer_formula.learning_rate(opt, t)
+        assert nanogpt_train.get_lr(t, opt) == pytest.approx(expected), t
+    model = torch_model(**{**cfg["arch"], "chars": 57})
+    tables = frozenset(id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding))
+    ours = adamw(model.parameters(), opt, False, tables).param_groups
+    theirs = nanogpt_train.configure_optimizers(model, opt).param_groups
+    for a, b in zip(ours, theirs, strict=True):
+        assert {id(p) for p in a["params"]} == {id(p) for p in b["params"]}
+        assert a["weight_decay"] == b["weight_decay"]
+
+
 @pytest.mark.parametrize("script", ["keras_mnist_mlp", "keras_tensorlayer_mnist_mlp"])
 def test_a_ported_keras_script_trains_and_reports_epoch_times(script):
     result = run_port(f"benchmarks.ports.{script}")

@@ -33,23 +33,25 @@ Changes, each one demanded by the comparison:
   MFU estimate, printing or wandb.
 """
 
+from __future__ import annotations
+
 import math
 import time
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.ports import harness
 
-b = harness.budget(__doc__)
-import torch  # noqa: E402  (after the CPU budget: threads are fixed when torch loads)
-import torch.nn.functional as F  # noqa: E402
-from torch import nn  # noqa: E402
-
-from models.gpt import torch_model  # noqa: E402
+if TYPE_CHECKING:
+    import torch
 
 LOG_INTERVAL = 10  # shakespeare_char's log_interval: one loss.item() (a sync) per 10 iterations
 
 
-def configure_optimizers(model: nn.Module, opt: dict) -> torch.optim.AdamW:
+def configure_optimizers(model: torch.nn.Module, opt: dict[str, Any]) -> torch.optim.AdamW:
     """nanoGPT's split: matrices decay; biases, LayerNorms and (here) embedding tables do not."""
+    import torch
+    from torch import nn
+
     tables = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
     params = [p for p in model.parameters() if p.requires_grad]  # the tied table once
     decay = [p for p in params if p.dim() >= 2 and id(p) not in tables]
@@ -63,7 +65,7 @@ def configure_optimizers(model: nn.Module, opt: dict) -> torch.optim.AdamW:
     )
 
 
-def get_lr(it: int, opt: dict) -> float:
+def get_lr(it: int, opt: dict[str, Any]) -> float:
     """Linear warm-up, then a half cosine down to min_lr, then min_lr."""
     if it < opt["warmup_steps"]:
         return opt["lr"] * (it + 1) / opt["warmup_steps"]
@@ -75,6 +77,14 @@ def get_lr(it: int, opt: dict) -> float:
 
 
 def main() -> None:
+    # The CPU budget before torch loads (its thread pools are sized then); imported here, not at
+    # the top, so that tests can import this module's functions without pinning themselves.
+    b = harness.budget(__doc__)
+    import torch
+    import torch.nn.functional as F
+
+    from models.gpt import torch_model
+
     torch.set_num_threads(b.cpus)
     torch.set_num_interop_threads(b.interop_threads or b.cpus)
     torch.manual_seed(1337)  # nanoGPT's seed
