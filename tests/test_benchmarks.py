@@ -59,6 +59,24 @@ def test_verdict_is_decided_only_beyond_the_interval(ratios, verdict):
     assert pairs.verdict(stats.paired_ratio(ratios, [1.0] * len(ratios))).startswith(verdict)
 
 
+def test_the_outside_side_runs_under_the_lock_twinbench_runs_take(monkeypatch):
+    """Other twinbench runs on a shared machine wait for the outside or bare process too, as
+    they wait for twinbench's side of the pair."""
+    import contextlib
+
+    held = []
+
+    @contextlib.contextmanager
+    def lock(key):
+        held.append(key)
+        yield
+
+    monkeypatch.setattr(pairs, "measurement_lock", lock)
+    monkeypatch.setattr(pairs, "run_process", lambda cmd, env=None: ('{"epoch_s": [1]}\n', 0.5))
+    assert pairs.json_line_process(["x"]) == ({"epoch_s": [1]}, 0.5)
+    assert held == [pairs.measurement_lock_key()] and held[0].endswith("twinbench-measure.lock")
+
+
 def test_first_epoch_is_left_out():
     assert pairs.steady([9.0, 1.0, 3.0, 2.0]) == 2.0
     with pytest.raises(ValueError, match="at least 2"):
