@@ -2,12 +2,13 @@
 
     python -m benchmarks.bare_loop <backend> <model> <cpus> <steps> <epochs>
 
-Same network (models/<name>.py), same data, same CPU budget, and nothing else (no augmentation:
-benchmarks/overhead.py turns twinbench's off for cifar10_cnn to match): Keras trains with
-`model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over shuffled index
-batches. Only whole epochs are timed (one callback, or a clock read per epoch), so this path has
-no per-step hooks. Every Keras backend (frameworks/registry.py, api "keras") runs the same Keras
-loop on its runtime. Prints one JSON line: {"epoch_s": [...]}.
+Same network (models/<name>.py), same data, same CPU budget, same optimizer (for gpt: AdamW
+without decay on the tables, clipping at the configured global norm), and nothing else (no
+augmentation: benchmarks/overhead.py turns twinbench's off for cifar10_cnn to match): Keras
+trains with `model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over
+shuffled index batches. Only whole epochs are timed (one callback, or a clock read per epoch),
+so this path has no per-step hooks. Every Keras backend (frameworks/registry.py, api "keras")
+runs the same Keras loop on its runtime. Prints one JSON line: {"epoch_s": [...]}.
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ def torch_bare_step(module, cfg, x, y):
     torch.manual_seed(0)
     model = module.torch_model(**cfg["arch"])
     loss_fn = Objective.for_model(cfg)
-    optimizer, schedule = make_optimizer(model.parameters(), cfg["optimizer"])
+    # AdamW (gpt) leaves the embedding tables undecayed: it tells them from kernels by identity
+    tables = frozenset(id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding))
+    optimizer, schedule = make_optimizer(model.parameters(), cfg["optimizer"], embeddings=tables)
+    clip = cfg["optimizer"].get("clip_global_norm", 0.0)  # gpt: the norm over every gradient
     x, y = torch.from_numpy(x), torch.from_numpy(y)
     model.train()
 
@@ -62,6 +66,8 @@ def torch_bare_step(module, cfg, x, y):
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(x[idx]), y[idx])
         loss.backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
         if schedule is not None:
             schedule.step()

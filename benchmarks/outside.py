@@ -6,12 +6,14 @@
 
 Outside code: the 2017 benchmark's Keras scripts ported to Keras 3 (benchmarks/ports/keras_*)
 for TensorFlow, and the pytorch/examples mnist/main.py loop around the same networks
-(benchmarks/ports/torch_examples.py) for torch; both on twinbench's own synthetic arrays and
-under the same CPU budget. Each side runs in fresh processes, alternating; per process the
-median epoch after the first (validation included where the 2017 script validated; training
-only for the text generators, which ran none). Prints twinbench / outside per epoch with the
-exact interval of the paired ratios, and a verdict against the goal (twinbench at least 98% of
-their speed, beyond its interval). Lengths and pair counts: benchmarks/outside.yaml.
+(benchmarks/ports/torch_examples.py) for torch; for the transformers, keras.io's examples and
+nanoGPT's train.py loop (benchmarks/ports/nanogpt_train.py); all on twinbench's own synthetic
+arrays and under the same CPU budget. Each side runs in fresh processes, alternating; per
+process the median epoch after the first (validation included where the workload validates;
+training only where its conf says `validate: false`, as its outside code then runs none).
+Prints twinbench / outside per epoch with the exact interval of the paired ratios, and a
+verdict against the goal (twinbench at least 98% of their speed, beyond its interval).
+Lengths and pair counts: benchmarks/outside.yaml.
 """
 
 from __future__ import annotations
@@ -22,15 +24,20 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from benchmarks import pairs
+from models.catalog import model_config
 
 SETTINGS = OmegaConf.to_container(OmegaConf.load(Path(__file__).with_name("outside.yaml")))
 MODELS = list(SETTINGS["max_steps"])
-NO_VALIDATION = {"charlstm", "textgen"}  # their 2017 scripts ran no validation pass
+# The workloads whose source runs no validation pass (conf `validate: false`): the text
+# generators' 2017 scripts and nanoGPT, which evaluates apart from training.
+NO_VALIDATION = {m for m in MODELS if model_config(m).get("validate") is False}
 
 
 def outside_cmd(backend: str, model: str, cpus: int, epochs: int, max_steps: int | None):
     """The command of the outside-code side, or None where there is no such script."""
-    if backend == "torch":
+    if backend == "torch" and model in SETTINGS["torch_scripts"]:
+        script = [f"benchmarks.ports.{SETTINGS['torch_scripts'][model]}"]
+    elif backend == "torch":
         script = ["benchmarks.ports.torch_examples", model]
     elif model in SETTINGS["keras_scripts"]:
         script = [f"benchmarks.ports.{SETTINGS['keras_scripts'][model]}"]
@@ -54,15 +61,16 @@ def main(argv: list[str] | None = None) -> int:
         f"pairs per row, {args.epochs} epochs per process, cpus={args.cpus}",
         flush=True,
     )
-    rows = []
+    rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
     for backend in args.backends:
         for model in args.models:
             steps = args.max_steps or SETTINGS["max_steps"][model]
             cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps)
+            name = f"{backend:<11}{model:<{width}}"
             if cmd is None:
-                print(f"{backend:<11}{model:<12} no outside script (see benchmarks/outside.yaml)")
+                print(f"{name} no outside script (see benchmarks/outside.yaml)")
                 continue
-            label = f"{backend:<11}{model:<12}" + (f"({steps} steps) " if steps else "")
+            label = name + (f"({steps} steps) " if steps else "")
 
             def ours(backend=backend, model=model, steps=steps):
                 return pairs.twinbench(

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.steps} steps x {args.epochs - 1} timed epochs, cpus={args.cpus}",
         flush=True,
     )
-    rows = []
+    rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
     for backend in args.backends:
         for model in args.models:
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 return bare(backend, model, args.cpus, args.steps, args.epochs)
 
             meta = {"backend": backend, "model": model, "steps": args.steps}
-            rows.append(pairs.Row(f"{backend:<11}{model:<8}", ours, theirs, meta))
+            rows.append(pairs.Row(f"{backend:<11}{model:<{width}}", ours, theirs, meta))
     results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
     pairs.write_out(args.out, args.cpus, results)
     return 0

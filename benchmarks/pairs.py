@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench import sequential, stats
+from twinbench.launch.machine_lock import measurement_lock
 from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
@@ -104,11 +105,26 @@ def twinbench(
     return Sample(steady(epochs_s), cpu, list(epochs_s))
 
 
+def measurement_lock_key() -> str | None:
+    """The machine's measurement lock that every twinbench run holds (conf/config.yaml
+    `measure.lock_file`; twinbench/launch/machine_lock.py)."""
+    from omegaconf import OmegaConf
+
+    from twinbench.paths import CONF_DIR
+
+    return OmegaConf.select(OmegaConf.load(CONF_DIR / "config.yaml"), "measure.lock_file")
+
+
 def json_line_process(
     cmd: Sequence[str], env: dict[str, str] | None = None
 ) -> tuple[dict[str, Any], float]:
-    """Run a script that prints one JSON line last; that line and the process' CPU time."""
-    out, cpu = run_process(cmd, env=env)
+    """Run a script that prints one JSON line last; that line and the process' CPU time.
+
+    Under the measurement lock twinbench's own runs take: other twinbench runs on a shared
+    machine wait for both sides of a pair alike, not only for twinbench's (without it, the other
+    side ran beside them and came out several times slower)."""
+    with measurement_lock(measurement_lock_key()):
+        out, cpu = run_process(cmd, env=env)
     return json.loads(out.strip().splitlines()[-1]), cpu
 
 

@@ -59,6 +59,24 @@ def test_verdict_is_decided_only_beyond_the_interval(ratios, verdict):
     assert pairs.verdict(stats.paired_ratio(ratios, [1.0] * len(ratios))).startswith(verdict)
 
 
+def test_the_outside_side_runs_under_the_lock_twinbench_runs_take(monkeypatch):
+    """Other twinbench runs on a shared machine wait for the outside or bare process too, as
+    they wait for twinbench's side of the pair."""
+    import contextlib
+
+    held = []
+
+    @contextlib.contextmanager
+    def lock(key):
+        held.append(key)
+        yield
+
+    monkeypatch.setattr(pairs, "measurement_lock", lock)
+    monkeypatch.setattr(pairs, "run_process", lambda cmd, env=None: ('{"epoch_s": [1]}\n', 0.5))
+    assert pairs.json_line_process(["x"]) == ({"epoch_s": [1]}, 0.5)
+    assert held == [pairs.measurement_lock_key()] and held[0].endswith("twinbench-measure.lock")
+
+
 def test_first_epoch_is_left_out():
     assert pairs.steady([9.0, 1.0, 3.0, 2.0]) == 2.0
     with pytest.raises(ValueError, match="at least 2"):
@@ -73,8 +91,18 @@ def test_every_workload_has_outside_code_on_both_backends_that_lists_its_changes
         assert "Changes from the tutorial" in text or model != "tl_mlp", script
         assert f'harness.arrays("{model}", b)' in text, script
     for model in outside.MODELS:
-        assert "torch_examples" in " ".join(outside.outside_cmd("torch", model, 1, 2, None))
+        script = outside.SETTINGS["torch_scripts"].get(model, "torch_examples")
+        assert f"benchmarks.ports.{script}" in outside.outside_cmd("torch", model, 1, 2, None)
         assert outside.outside_cmd("tensorflow", model, 1, 2, None) is not None
+    for model, script in outside.SETTINGS["torch_scripts"].items():  # gpt: nanoGPT's loop
+        text = (PORTS / f"{script}.py").read_text()
+        assert "Changes, each one demanded" in text and f'harness.arrays("{model}", b)' in text
+
+
+def test_the_outside_side_skips_validation_exactly_where_the_workload_does():
+    """Read from conf `validate: false`: the text generators' 2017 scripts and nanoGPT run
+    none inside an epoch, so twinbench is timed on training alone there."""
+    assert {"charlstm", "textgen", "gpt"} == outside.NO_VALIDATION
 
 
 def test_tl_mlp_is_compared_with_the_outside_loop_doing_the_same_work():
@@ -94,10 +122,41 @@ def run_port(*args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_the_pytorch_examples_loop_trains_and_reports_epoch_times():
-    result = run_port("benchmarks.ports.torch_examples", "mlp")
+@pytest.mark.parametrize(
+    ("script", "validates"),
+    [(["torch_examples", "mlp"], True), (["nanogpt_train"], False)],  # nanogpt_train: gpt
+    ids=["torch_examples", "nanogpt_train"],
+)
+def test_the_torch_loops_train_and_report_epoch_times(script, validates):
+    result = run_port(f"benchmarks.ports.{script[0]}", *script[1:])
     assert len(result["epoch_s"]) == 2 and all(t > 0 for t in result["epoch_s"])
-    assert result["validates"]
+    assert result["validates"] is validates
+
+
+def test_nanogpt_loop_sets_twinbench_learning_rates_and_decays_the_same_weights():
+    """nanoGPT's get_lr and configure_optimizers, written as its users do, land on twinbench's
+    schedule (optimizer_formula) and its AdamW's decayed group: the same optimizer work."""
+    from torch import nn
+
+    from benchmarks.ports import nanogpt_train
+    from frameworks import optimizer_formula
+    from frameworks.torch_native.optimizers import adamw
+    from models.catalog import model_config
+    from models.gpt import torch_model
+
+    cfg = model_config("gpt")
+    opt = cfg["optimizer"]
+    end = opt["warmup_steps"] + opt["cosine_steps"]
+    for t in (0, 1, opt["warmup_steps"] - 1, opt["warmup_steps"], end // 2, end, end + 1):
+        expected = optimizer_formula.learning_rate(opt, t)
+        assert nanogpt_train.get_lr(t, opt) == pytest.approx(expected), t
+    model = torch_model(**{**cfg["arch"], "chars": 57})
+    tables = frozenset(id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding))
+    ours = adamw(model.parameters(), opt, False, tables).param_groups
+    theirs = nanogpt_train.configure_optimizers(model, opt).param_groups
+    for a, b in zip(ours, theirs, strict=True):
+        assert {id(p) for p in a["params"]} == {id(p) for p in b["params"]}
+        assert a["weight_decay"] == b["weight_decay"]
 
 
 @pytest.mark.parametrize("script", ["keras_mnist_mlp", "keras_tensorlayer_mnist_mlp"])

@@ -18,7 +18,9 @@ Changes, each one demanded by the comparison:
 - data: twinbench's arrays (benchmarks.ports.harness) instead of torchvision's MNIST; cifar10_cnn
   augments each image in the Dataset, as torchvision's `RandomCrop(32, padding=3,
   padding_mode='edge')` + `RandomHorizontalFlip()` would (torchvision is not installed).
-- no validation pass for the text generators, as their 2017 Keras scripts ran none.
+- no validation pass where the workload's conf says `validate: false` (the text generators,
+  whose 2017 Keras scripts ran none).
+- gpt is not trained here: its users' loop is nanoGPT's (benchmarks/ports/nanogpt_train.py).
 - no --save-model, no printing of the test summary (outside the epoch's work).
 """
 
@@ -36,8 +38,9 @@ import torch.nn.functional as F  # noqa: E402
 from torch.utils.data import DataLoader, Dataset, TensorDataset  # noqa: E402
 
 from frameworks.torch_native.backend import make_optimizer  # noqa: E402
+from models.catalog import model_config  # noqa: E402
 
-VALIDATES = MODEL not in {"charlstm", "textgen"}
+VALIDATES = model_config(MODEL).get("validate") is not False
 LOG_INTERVAL = 10
 TEST_BATCH_SIZE = 1000
 
