@@ -1,12 +1,13 @@
 """Decisions inside an interleaved sweep: each series of pairs stops once it has its answer.
 
 A series is what a pair's runs share (the sweep's configuration but the framework, e.g. one core
-count). After each pair the series' time ratio A/B (A: the report's reference framework)
-goes to twinbench.sequential, whose confidence sequence stays valid however often it is looked at; a
+count). After each pair the series' time ratio A/B (A: the report's reference framework) goes to
+twinbench.sequential, whose confidence sequence stays valid however often it is looked at. A
 series that has decided, or spent its budget (pairs or seconds of its own pairs, or the sweep's
-seconds shared by all its series), gets no more pairs, and the sweeper drops its remaining rounds. The wall-time ratio (the runs' median steady
-steps) decides by default; the training CPU-time ratio is followed beside it and reported, and
-`measure: cpu` (conf/decision/default.yaml) makes it the one that decides.
+seconds shared by all its series), gets no more pairs, and the sweeper drops its remaining
+rounds. The wall-time ratio (the runs' median steady steps) decides by default; the training
+CPU-time ratio is followed beside it and reported, and `measure: cpu`
+(conf/decision/default.yaml) makes it the one that decides.
 
 decisions.json in the sweep directory keeps every series' pairs, both ratios and its decision.
 """
