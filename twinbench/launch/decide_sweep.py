@@ -105,9 +105,10 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
         if series.floor:  # said before the first pair: a margin below it cannot be decided
             print(f"decide: {series.label}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
+    own = "" if design.max_seconds is None else f" or {design.max_seconds:g} s"
     shared = "" if design.total_seconds is None else f", {design.total_seconds:g} s in all"
     print(
-        f"decide: up to {most} pairs or {design.max_seconds} s per series{shared}, each "
+        f"decide: up to {most} pairs{own} per series{shared}, each "
         f"stopping once {design.measure} time decides at +-{design.margin:.0%} "
         f"({1 - design.alpha:.0%} confidence sequence)",
         flush=True,
