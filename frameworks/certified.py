@@ -23,13 +23,14 @@ from twinbench.paths import CONF_DIR, REPO_ROOT
 # formulas every backend shares.
 # The stochastic checks (initial weights, dropout, augmentation, unaugmented validation) are
 # certified too: their probes, their tests and their false-alarm rates, and each side's
-# augmentation and validation code (torch's evaluate.py here; Keras' validation() is in
-# KERAS_CODE's common.py).
+# augmentation and validation code (torch's evaluate.py, Keras' validation probe here; Keras'
+# validation() is in KERAS_CODE's common.py).
 SHARED_CERTIFIED_CODE = (
     "frameworks/optimizer_formula.py",
     "frameworks/keras/augment.py",
     "frameworks/torch_native/augment.py",
     "frameworks/torch_native/evaluate.py",
+    "frameworks/keras/stochastic.py",
     "twinbench/parity/draws.py",
     "twinbench/parity/distributions.py",
     "conf/equivalence/default.yaml",

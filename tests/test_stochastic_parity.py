@@ -144,5 +144,6 @@ def test_a_certificate_lists_the_stochastic_checks_fingerprinted():
         "conf/equivalence/default.yaml",
         "frameworks/torch_native/evaluate.py",  # the validation pass the probe goes through
         "frameworks/keras/common.py",  # Keras' validation(), what fit validates on
+        "frameworks/keras/stochastic.py",  # the probe that sends x through it
     ):
         assert path in files

@@ -23,6 +23,7 @@ import models
 from benchdata import Dataset
 from frameworks import settings as settings_module
 from frameworks.base import Backend, History, TrainPlan, TrainStep
+from frameworks.keras import stochastic as keras_stochastic
 from frameworks.keras.augment import make_augment
 from frameworks.keras.optimizers import make_optimizer
 from frameworks.loop_print import LoopPrint
@@ -281,38 +282,8 @@ class KerasBackend(Backend):
         return np.asarray(keras.ops.convert_to_numpy(augment(x, training=True)))
 
     def validation_probe(self, model_cfg: dict[str, Any], x: np.ndarray) -> np.ndarray:
-        """`x` as fit's validation pass sees it in a run: handed over by validation() (the
-        validation_data every Keras runtime's train() gives fit) and read by the first layer of
-        a stand-in network in inference mode. It should come back unchanged."""
-        seen: list[np.ndarray] = []
-        validating = []  # set once fit starts validating: before, Keras calls the model in
-        # inference mode to build its metrics (on a traced batch on JAX), and trains after
-
-        class Recorder(keras.layers.Layer):
-            def call(self, inputs, training=None):
-                if validating:
-                    seen.append(np.array(keras.ops.convert_to_numpy(inputs), copy=True))
-                return inputs
-
-            def compute_output_shape(self, input_shape):  # built symbolically: nothing to read
-                return input_shape
-
-        bs = min(len(x), 500)
-        inputs = keras.Input(x.shape[1:])
-        pooled = keras.layers.GlobalAveragePooling2D()(Recorder()(inputs))
-        outputs = keras.layers.Dense(int(model_cfg["arch"]["classes"]), "softmax")(pooled)
-        model = keras.Model(inputs, outputs)
-        # Eager, so the recorder reads concrete batches; the data path is the same.
-        model.compile("sgd", "sparse_categorical_crossentropy", run_eagerly=True)
-        y = np.zeros(len(x), "int32")
-        data = Dataset("probe", x[:bs], y[:bs], x, y)
-        plan = TrainPlan(1, bs, 1, len(x) // bs, np.arange(bs)[None], 0, "cpu")
-        on_validation = keras.callbacks.LambdaCallback(
-            on_test_begin=lambda logs: validating.append(True)
-        )
-        model.fit(x[:bs], y[:bs], batch_size=bs, **self.validation(model_cfg, data, plan),
-                  callbacks=[on_validation], verbose=0)  # fmt: skip
-        return np.concatenate(seen)
+        """`x` as fit's validation pass sees it in a run (frameworks/keras/stochastic.py)."""
+        return keras_stochastic.validation_probe(self.validation, model_cfg, x)
 
     def compile(self, model: keras.Model, model_cfg: dict[str, Any]) -> None:
         self._model = model
