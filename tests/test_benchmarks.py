@@ -298,3 +298,33 @@ def test_a_row_measured_twice_pools_every_pair_instead_of_keeping_one_run(tmp_pa
     other_length.write_text(json.dumps({"results": [measured_row("cnn", [1.0] * 6, steps=60)]}))
     with pytest.raises(SystemExit, match="different lengths"):
         table.rows_of([slow, other_length])
+
+
+def test_resident_pairs_alternate_abba_and_take_the_ratio_of_the_block_medians(monkeypatch):
+    """Two stand-in backends that answer each turn with a fixed time per step and log the order
+    of their turns: A's median over B's median is the pair's ratio, and neither always goes
+    first (ABBA)."""
+    import argparse
+
+    from benchmarks import resident_pairs
+
+    order: list[str] = []
+    script = (
+        "import sys\nprint('ready', flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    if line.strip() != 'go': break\n"
+        "    print(sys.argv[1], flush=True)\n"
+    )
+
+    def start(name, args):
+        seconds = {"a": "0.010", "b": "0.020"}[name]
+        cmd = [sys.executable, "-c", script, seconds]
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    real_turn = resident_pairs._turn
+    monkeypatch.setattr(resident_pairs, "_start", start)
+    monkeypatch.setattr(resident_pairs, "_turn", lambda p: order.append(p.args[-1]) or real_turn(p))
+    args = argparse.Namespace(a="a", b="b", rounds=4, gap=0.0)
+    pair = resident_pairs.one_pair(args)
+    assert pair["ratio"] == pytest.approx(0.5)
+    assert order == ["0.010", "0.020", "0.020", "0.010"] * 2
