@@ -122,6 +122,12 @@ def _certify_bfloat16(names: list[str], chosen: list[str] | None, reference: str
         )
     failed = 0
     for name, reports in check_many(names, chosen, reference).items():
+        if reports:  # the reference's own bf16 against its float32, the same in every pair
+            own = reports[0].forward[f"{reference} vs float32"]
+            print(
+                f"{name:<12} {reference:<12} bfloat16 (the reference)  |d log p| vs float32 "
+                f"{own['max_abs_log_prob_diff']:.2g} (bound {own['bound']:.2g})"
+            )
         for report in reports:
             path = record_precision(report)
             halves = report.forward["halves"]
