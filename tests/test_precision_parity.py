@@ -180,3 +180,13 @@ def test_a_bfloat16_block_annotates_the_certificate_without_making_it_stale(tmp_
     assert certificates.precision_status("mlp", tmp_path, "torch") == {"bfloat16": "pass"}
     # no certificate to annotate: nothing written
     assert certificates.record_precision(report, tmp_path / "none") is None
+
+
+def test_an_unknown_precision_is_refused_in_one_line_before_any_stage(capsys):
+    from twinbench.parity import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["mlp", "--precision", "float16", "--quiet"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "twinbench: error: unknown --precision 'float16'; choose float32 or bfloat16"
