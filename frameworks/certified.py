@@ -76,6 +76,32 @@ def fingerprint(model_name: str) -> dict[str, Any]:
     }
 
 
+# What a bfloat16 parity block (twinbench/parity/certificates.py record_precision) certifies
+# besides the float32 certificate's files: the tracers, the adapters' probes and the precision
+# code they run, the stage and the comparison with its bounds.
+PRECISION_CERTIFIED_CODE = (
+    "frameworks/product_trace.py",
+    "frameworks/precision_probe.py",
+    "frameworks/tolerances.py",
+    "frameworks/torch_native/precision.py",
+    "frameworks/torch_native/dtype_trace.py",
+    "frameworks/torch_native/precision_probe.py",
+    "frameworks/keras/dtype_trace.py",
+    "frameworks/keras/precision_probe.py",
+    "twinbench/parity/precision_stage.py",
+    "twinbench/parity/precision_parity.py",
+)
+
+
+def precision_fingerprint(model_name: str) -> dict[str, Any]:
+    """fingerprint() with the bfloat16 parity code's hashes added to its files."""
+    printed = fingerprint(model_name)
+    for path in PRECISION_CERTIFIED_CODE:
+        if (file := _source(path)).is_file():
+            printed["files"][path] = _sha256(file.read_bytes())
+    return printed
+
+
 def differences(certified: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """What changed since the certificate, one short phrase each."""
     changed = []

@@ -4,6 +4,7 @@ The bounds and their derivations: forward outputs to FORWARD_RTOL/ATOL; after ST
 steps, weights to tight_bound() (a small fraction of the distance the optimizer could move them
 apart, never that distance itself) save OUTLIER_FRACTION of them, losses to TRAIN_RTOL; learning
 rates to SCHEDULE_RTOL; BatchNorm moving variances within what torch's unbiased update allows.
+bfloat16 parity's bounds (bf16_bound), derived from bfloat16's unit roundoff, are at the end.
 """
 
 from __future__ import annotations
@@ -80,3 +81,46 @@ def max_step_factor(opt: dict[str, Any]) -> float:
     if opt["name"] in ("adam", "adamw"):
         return max(1.0, (1.0 - opt["beta_1"]) / np.sqrt(1.0 - opt["beta_2"]))
     return float("inf")
+
+
+# ---------------------------------------------------------------- bfloat16 parity
+# (twinbench/parity/precision_parity.py). Compared: log-probabilities on the probe batch, whose
+# absolute error is the relative error of the probabilities. Derivation, to first order:
+# - bfloat16 keeps 8 significant bits: unit roundoff u = 2**-8 (round to nearest even).
+# - A product layer in mixed bfloat16 rounds its two operands to bfloat16 (<= u each), sums
+#   their products in float32 (exact to ~2**-24 against u) and rounds its result to bfloat16
+#   (<= u): <= 3u relative per layer. ReLU, pooling, flattening and dropout (off) round nothing.
+#   Over L product layers in depth the relative errors add: 3Lu of the logits' scale S.
+# - log p_i = z_i - logsumexp(z) moves by d z_i - sum_j p_j d z_j: at most twice the largest
+#   logit error. S is the reference float32 row's largest |log p_i - mean_j log p_j| (the
+#   logits' spread about their mean; log-probabilities carry no offset), at least 1 where the
+#   logits are small (an untrained network's), since each layer's rounding is relative to its
+#   operands' magnitude, not to the cancelled sum.
+# - A softmax computed in bfloat16 (Keras' output layer under mixed_bfloat16) rounds exp, the
+#   sum and the quotient: 3u more on log p.
+# Each bf16 side against the float32 reference: |d log p| <= 2 * 3Lu * S + 3u.
+# The two bf16 halves start from the same canonical weights and inputs and round alike (to
+# nearest even everywhere), so their operand roundings coincide; what can differ per layer is
+# the result's rounding (one bf16 ulp, 2u, where the float32 sums, taken in other orders,
+# straddle a rounding boundary, or where one side rounds once more to add the bias apart:
+# Keras' matmul then add against torch's one addmm): 2Lu of S on the logits, twice that on
+# log p, and each side's softmax rounding: |d log p| <= 2 * 2Lu * S + 2 * 3u.
+# Against float32 (2 * 3Lu * S + 3u) that is tighter wherever L * S > 3/2: every model here.
+# First order and without cancellation: a sum whose terms cancel has a larger relative error;
+# the measured differences (docs/equivalence.md, "bfloat16 parity") sit well inside.
+BF16_UNIT_ROUNDOFF = 2.0**-8
+BF16_ROUNDINGS_REFERENCE = 3  # per product layer against float32: two operands, the result
+BF16_ROUNDINGS_HALVES = 2  # per product layer between the halves: one ulp of the result
+BF16_SOFTMAX_ROUNDINGS = 3  # exp, sum, quotient, on a side that takes the softmax in bf16
+BF16_MIN_SCALE = 1.0  # the logits' scale S never counts below 1 (see above)
+
+
+def bf16_bound(depth: int, scale: np.ndarray, halves: bool) -> np.ndarray:
+    """The largest |d log p| bfloat16 parity allows per probe row: between the two bf16 halves
+    (`halves`) or between a bf16 side and the float32 reference. `depth` is L, the product
+    layers in depth; `scale` the rows' S (above)."""
+    u = BF16_UNIT_ROUNDOFF
+    s = np.maximum(np.asarray(scale, dtype=np.float64), BF16_MIN_SCALE)
+    if halves:
+        return 2 * BF16_ROUNDINGS_HALVES * depth * u * s + 2 * BF16_SOFTMAX_ROUNDINGS * u
+    return 2 * BF16_ROUNDINGS_REFERENCE * depth * u * s + BF16_SOFTMAX_ROUNDINGS * u

@@ -258,11 +258,10 @@ class TorchBackend(Backend):
 
         def step(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             optimizer.zero_grad(set_to_none=True)
-            with torch_precision.autocast(self.precision, device):
-                logits = forward(x)
-            computed.add(torch_precision.logits_dtype(logits))  # evidence for the record
-            logits = torch_precision.float32_logits(logits)  # a float32 loss in every run
-            loss = objective(logits, y)
+            loss, logits, produced = torch_precision.forward_loss(
+                forward, objective, x, y, self.precision, device
+            )
+            computed.add(produced)  # evidence for the record
             loss.backward()
             if clip:  # Keras' global_clipnorm: the norm over every gradient together
                 nn.utils.clip_grad_norm_(model.parameters(), clip)

@@ -30,3 +30,32 @@ def dtype_name(dtype: torch.dtype) -> str:
 def logits_dtype(logits) -> str:
     first = next(iter(logits.values())) if isinstance(logits, dict) else logits
     return dtype_name(first.dtype)
+
+
+def forward_loss(forward, objective, x, y, precision: str, device: str, float32_loss: bool = True):
+    """The forward pass and loss of one training step -> (loss, the logits the loss took, the
+    dtype the forward pass produced them in): the training step and parity's dtype trace
+    (frameworks/torch_native/precision_probe.py) run this one code. `float32_loss=False` scores
+    the logits as the forward pass left them, the mistake bfloat16 parity must catch."""
+    with autocast(precision, device):
+        logits = forward(x)
+    produced = logits_dtype(logits)
+    if float32_loss:
+        logits = float32_logits(logits)  # a float32 loss in every run
+    return objective(logits, y), logits, produced
+
+
+def keep_float32(module: torch.nn.Module) -> None:
+    """Run `module` outside autocast on float32 inputs, as AMP recipes keep a sensitive layer in
+    float32; bfloat16 parity's proof that such a layer on one side is caught uses it."""
+    forward = module.forward
+    device = next(module.parameters()).device.type
+
+    def float32_forward(*args, **kwargs):
+        args = tuple(
+            a.float() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
+        )
+        with torch.autocast(device_type=device, enabled=False):
+            return forward(*args, **kwargs)
+
+    module.forward = float32_forward

@@ -3,6 +3,8 @@ registered one (frameworks/registry.py), each backend in its own process.
 
     python -m twinbench.parity mlp cnn ...     # or --all; --reference NAME, --backends A,B, --quiet
     # writes results/parity/<model>.<backend>.json per pair and <model>.json, their summary
+    python -m twinbench.parity mlp cnn --precision bfloat16
+    # bfloat16 parity (precision_parity.py): adds a "precision" block to each pair's certificate
 
 The reference is REFERENCE, Keras on TensorFlow: its weights are the canonical layout as they
 are (no conversion can hide an error there), and it is the Keras the 2017 scripts ran.
@@ -33,7 +35,8 @@ The orchestration is numpy only; frameworks load in the stage subprocesses.
 One job a module: stages.py (one
 backend's stage, and running each in its own process), compare.py (a stage against the
 reference's: ParityReport), certificates.py (writing, reading, status), cli.py (the command line),
-draws.py and distributions.py (the stochastic checks).
+draws.py and distributions.py (the stochastic checks), precision_stage.py and
+precision_parity.py (bfloat16 parity: a backend's traced bf16 stage, and the comparison).
 The bounds and their derivations live beside the certificate's fingerprint, in
 frameworks/tolerances.py, so that the analysis can judge a certificate's figures too
 (frameworks/certified.py `verdict`).

@@ -14,8 +14,9 @@ from twinbench.machine import environment
 from twinbench.paths import WORK_ROOT
 from twinbench.result import results
 
-if TYPE_CHECKING:  # the report's type alone: status() needs no comparison code
+if TYPE_CHECKING:  # the reports' types alone: status() needs no comparison code
     from twinbench.parity.compare import ParityReport
+    from twinbench.parity.precision_parity import PrecisionReport
 
 CERT_DIR = WORK_ROOT / "results" / "parity"
 
@@ -38,6 +39,10 @@ def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
     """The pair's certificate, then the model's summary rewritten from every pair certified."""
     path = certificate_path(report.model, directory, report.backend)
     printed = fingerprint(report.model)
+    # A bfloat16 parity block (record_precision) carries its own fingerprint: it stays
+    # across a float32 re-certification, and precision_status() tells when it went stale.
+    earlier = _readable(path) if path.exists() else None
+    kept = earlier.get("precision") if isinstance(earlier, dict) else None
     results.write_atomic(
         path,
         {
@@ -45,9 +50,30 @@ def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
             "fingerprint": printed,
             "checked": environment.now_iso(),
             "command": _command(report.model, report.backend),
+            **({"precision": kept} if isinstance(kept, dict) else {}),
         },
     )
     _write_summary(report.model, directory, printed)
+    return path
+
+
+def record_precision(report: PrecisionReport, directory: Path = CERT_DIR) -> Path | None:
+    """The pair certificate gains (or renews) its "precision" block: the bfloat16 parity's
+    figures, verdict, command and fingerprint. The float32 figures and their fingerprint stay as
+    they were, so a certificate does not turn stale for it. None where the pair has no
+    readable certificate to annotate (`python -m twinbench.parity MODEL` writes one)."""
+    path = certificate_path(report.model, directory, report.backend)
+    cert = _readable(path) if path.exists() else None
+    if not isinstance(cert, dict):
+        return None
+    block = {
+        **asdict(report),
+        "fingerprint": certified.precision_fingerprint(report.model),
+        "checked": environment.now_iso(),
+        "command": _command(report.model, report.backend) + f" --precision {report.precision}",
+    }
+    cert["precision"] = {**(cert.get("precision") or {}), report.precision: block}
+    results.write_atomic(path, cert)
     return path
 
 
@@ -141,6 +167,30 @@ def status(
         "fingerprint": current,
         "command": command,
     }
+
+
+def precision_status(
+    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+) -> dict[str, str]:
+    """The pair certificate's bfloat16 parity blocks (record_precision): {"bfloat16": "pass" |
+    "fail" | "stale"}, stale where the code, config or versions they certified changed; empty
+    where bfloat16 parity was never recorded. Apart from status(), whose keys the run record's
+    parity block fixes."""
+    path = certificate_path(model_name, directory, backend)
+    cert = _readable(path) if path.exists() else None
+    blocks = cert.get("precision") if isinstance(cert, dict) else None
+    if not isinstance(blocks, dict):
+        return {}
+    current = certified.precision_fingerprint(model_name)
+    found = {}
+    for precision, block in blocks.items():
+        if not isinstance(block, dict):
+            found[precision] = "invalid"
+        elif differences(block.get("fingerprint") or {}, current):
+            found[precision] = "stale"
+        else:
+            found[precision] = "pass" if block.get("passed") is True else "fail"
+    return found
 
 
 def _reference_of(model_name: str, directory: Path) -> str:

@@ -21,14 +21,29 @@ def main(argv: list[str]) -> int:
         lifeline.die_with_parent()  # first: a stage never outlives the certifying process
         framework, model_names, workdir = argv[1:4]  # models: comma-separated
         reference = argv[argv.index("--reference") + 1] if "--reference" in argv else REFERENCE
-        stage(framework, model_names.split(","), Path(workdir), reference, "--draws-only" in argv)
+        model_stage = None
+        if "--precision" in argv:  # bfloat16 parity's stage (precision_stage.py)
+            from functools import partial
+
+            from twinbench.parity import precision_stage
+
+            precision = argv[argv.index("--precision") + 1]
+            model_stage = partial(precision_stage.stage_model, precision=precision)
+        stage(
+            framework,
+            model_names.split(","),
+            Path(workdir),
+            reference,
+            "--draws-only" in argv,
+            model_stage,
+        )
         return 0
     progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
     argv = [arg for arg in argv if arg != "--quiet"]
     from twinbench.config import checks as cli
 
     options = {}
-    for flag in ("--reference", "--backends"):
+    for flag in ("--reference", "--backends", "--precision"):
         if flag in argv:
             at = argv.index(flag)
             if at + 1 >= len(argv):
@@ -52,8 +67,13 @@ def main(argv: list[str]) -> int:
             f"--backends names the reference backend '{reference}': it is what the others are "
             "compared against (--reference chooses another)"
         )
+    precision = options.get("--precision", "float32")
+    if precision not in ("float32", "bfloat16"):
+        cli.fail(f"unknown --precision '{precision}'; choose float32 or bfloat16")
     lifeline.stop_on_signals()
     try:
+        if precision == "bfloat16":
+            return _certify_bfloat16(names, chosen, reference)
         return _certify(names, chosen, reference)
     except lifeline.Interrupted as exc:
         print(
@@ -74,6 +94,52 @@ def _certify(names: list[str], chosen: list[str] | None, reference: str) -> int:
                 f"{name:<12} {report.backend:<12} {'PASS' if report.passed else 'FAIL'}  "
                 f"forward diff {report.forward_max_abs_diff:.2g}  "
                 f"params {report.params[report.backend]:,}  -> {path}"
+            )
+            for failure in report.failures:
+                print(f"    {failure}")
+            failed += not report.passed
+    return 1 if failed else 0
+
+
+def _certify_bfloat16(names: list[str], chosen: list[str] | None, reference: str) -> int:
+    """bfloat16 parity (precision_parity.py) of each model on each backend: a line per pair, its
+    failures, and its "precision" block in the pair's certificate."""
+    from twinbench.config.precision import bf16_units
+    from twinbench.machine.environment import cpu_flags
+    from twinbench.parity.certificates import record_precision
+    from twinbench.parity.precision_parity import check_many
+
+    units = bf16_units(cpu_flags())
+    # Parity checks the math, not the speed: on a CPU without bf16 units the libraries convert
+    # around float32 kernels, which rounds exactly as bf16 units would. Runs need
+    # allow_emulated_bf16=true there; parity runs either way and says which it was.
+    if units:
+        print(f"bfloat16 parity: this CPU has bfloat16 units ({', '.join(units)})")
+    else:
+        print(
+            "bfloat16 parity: this CPU has no bfloat16 units: bf16 is emulated by conversions "
+            "around float32 kernels (the same rounding, not the speed), which parity may check"
+        )
+    failed = 0
+    for name, reports in check_many(names, chosen, reference).items():
+        if reports:  # the reference's own bf16 against its float32, the same in every pair
+            own = reports[0].forward[f"{reference} vs float32"]
+            print(
+                f"{name:<12} {reference:<12} bfloat16 (the reference)  |d log p| vs float32 "
+                f"{own['max_abs_log_prob_diff']:.2g} (bound {own['bound']:.2g})"
+            )
+        for report in reports:
+            path = record_precision(report)
+            halves = report.forward["halves"]
+            own = report.forward[f"{report.backend} vs float32"]
+            verdict = "PASS" if report.passed else "FAIL"
+            print(
+                f"{name:<12} {report.backend:<12} bfloat16 {verdict}  "
+                f"{len(report.product_ops[report.backend])} products traced, loss "
+                f"{report.loss_dtype[report.backend]}  |d log p| vs {reference} bf16 "
+                f"{halves['max_abs_log_prob_diff']:.2g} (bound {halves['bound']:.2g}), "
+                f"vs float32 {own['max_abs_log_prob_diff']:.2g} (bound {own['bound']:.2g})"
+                f"  -> {path or 'no float32 certificate to annotate'}"
             )
             for failure in report.failures:
                 print(f"    {failure}")

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,15 @@ def stage(
     workdir: Path,
     reference: str = REFERENCE,
     draws_only: bool = False,
+    model_stage: Callable[..., None] | None = None,
 ) -> None:
     """Runs inside a fresh process: exactly one framework is imported here, and one thread.
 
     Each model in turn, in its own folder `workdir/<model>` (stage_model), from a fresh session
     and seed: one process serves several models because starting a framework costs seconds
     and parity of every model would otherwise pay it once per model and backend.
+    `model_stage` replaces stage_model (precision_stage.stage_model for bfloat16 parity); it
+    takes the same (backend, framework, model, folder, reference).
     """
     import os
 
@@ -99,6 +103,9 @@ def stage(
     for model_name in model_names:
         backend.fresh_session()
         backend.seed(0)
+        if model_stage is not None:
+            model_stage(backend, framework, model_name, workdir / model_name, reference)
+            continue
         stage_model(backend, framework, model_name, workdir / model_name, reference, draws_only)
 
 
@@ -182,10 +189,14 @@ def run_stages(
 
 
 def run_stages_many(
-    variants: dict[str, Variants], reference: str = REFERENCE, draws_only: bool = False
+    variants: dict[str, Variants],
+    reference: str = REFERENCE,
+    draws_only: bool = False,
+    precision: str | None = None,
 ) -> dict[str, dict[str, dict[str, np.ndarray]]]:
     """Several models' stages ({model: its variants}), one process per backend for all of them,
-    the reference's first: model -> backend -> its stage's arrays."""
+    the reference's first: model -> backend -> its stage's arrays. With `precision`, the
+    precision stages (precision_stage.py), whose variants map each backend to a mutation."""
     named = {b for per_model in variants.values() for specs in per_model.values() for b in specs}
     backends = [reference, *sorted(named - {reference})]
     models = list(variants)
@@ -211,6 +222,7 @@ def run_stages_many(
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework]
             cmd += [",".join(wanted), tmp, "--reference", reference]
             cmd += ["--draws-only"] if draws_only else []
+            cmd += ["--precision", precision] if precision else []
             # Dies with this process (kill -9 included); on SIGTERM or Ctrl-C, subprocess.run
             # kills it as the Interrupted exception passes, and the temporary folder goes too.
             proc = subprocess.run(
