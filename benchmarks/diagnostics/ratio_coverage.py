@@ -157,6 +157,19 @@ def coverage_table(
     return rows
 
 
+def median_width(
+    groups: list[dict[str, Any]], interval: Interval, n: int, count: int = 20
+) -> float:
+    """Median of high / low over `count` random A/A splits a group: what the interval costs."""
+    widths = []
+    for g in (g for g in groups if len(g["values"]) >= 2 * n):
+        x = np.asarray(g["values"], float)
+        for a, b in random_splits(x.size, n, count):
+            _, lo, hi = interval(x[a], x[b])
+            widths.append(hi / lo)
+    return float(np.median(widths))
+
+
 # ------------------------------------------------------------------------------ collecting
 
 
@@ -246,6 +259,12 @@ def main(argv: list[str] | None = None) -> None:
     groups = json.loads(args.groups.read_text())["groups"]
     print(f"A/A coverage of 1.0, nominal 0.95; {len(groups)} groups of real repeats\n")
     print(markdown(coverage_table(groups), list(METHODS)))
+    print("\nwidth: median high / low over 20 random splits a group\n")
+    print("| runs a side | " + " | ".join(METHODS) + " |")
+    print("|---:|" + "---:|" * len(METHODS))
+    for n in SIDES:
+        cells = " | ".join(f"{median_width(groups, m, n):.2f}" for m in METHODS.values())
+        print(f"| {n} | {cells} |")
     if args.simulate:
         print(f"\nsimulated, {SIM_DRAWS} A/A draws per n (process_noise)\n")
         print("| runs a side | " + " | ".join(METHODS) + " |")
