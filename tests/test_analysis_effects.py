@@ -79,7 +79,7 @@ def test_repeats_give_medians_and_the_stats_modules_intervals(tmp_path):
     fe = row(an.framework, cpus=1)
     assert fe["ratio"] == 0.5  # median 3.0 / median 6.0
     assert fe["n_reference"] == 3 and fe["n_other"] == 3
-    # The interval is twinbench.stats' bootstrap over the per-run totals (not per epoch).
+    # The interval is twinbench.stats.ratio_ci's over the per-run totals (not per epoch).
     _, lo, hi = stats.ratio_ci([3.0, 3.25, 2.75], [6.0, 6.5, 5.5])
     assert (fe["ratio_ci_low"], fe["ratio_ci_high"]) == (lo, hi)
     assert lo <= 0.5 <= hi

@@ -7,11 +7,11 @@ API: their time ratio is the **API effect**. Two backends with one API on differ
 exist is read from the records, never assumed; with none, the section is absent.
 
 Each effect is "time of `backend` / time of `base`" (above 1: `backend` is slower), the ratio of
-medians with the percentile-bootstrap interval of twinbench.stats, on the same machine, workload,
-device, cores and threads, each backend's default settings. Bases are chosen so the effects chain:
-an API effect is measured from the reference backend where it is one side; a runtime effect from
-the backend that shares the reference's runtime. So reference -> (API) -> same-runtime Keras ->
-(runtime) -> other runtimes multiplies to the plain framework ratio.
+medians with the Welch t-interval on logs of twinbench.stats.ratio_ci, on the same machine,
+workload, device, cores and threads, each backend's default settings. Bases are chosen so the
+effects chain: an API effect is measured from the reference backend where it is one side; a
+runtime effect from the backend that shares the reference's runtime. So reference -> (API) ->
+same-runtime Keras -> (runtime) -> other runtimes multiplies to the plain framework ratio.
 """
 
 from __future__ import annotations

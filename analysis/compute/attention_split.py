@@ -4,7 +4,7 @@ explicit / fused.
 
 The ratio is the framework-effect table's (analysis/compute/effects.py): the median of paired
 ratios where runs of both settings were interleaved (one pair_id, drift cancels within a pair),
-else the ratio of medians with its seeded bootstrap interval (twinbench.stats.ratio_ci).
+else the ratio of medians with its Welch t-interval on logs (twinbench.stats.ratio_ci).
 
 What was asked is not always what ran: Keras' MultiHeadAttention leaves its fused route when
 the attention probabilities have dropout (gpt), whatever `arch.attention` says. So each side
@@ -69,8 +69,8 @@ def _what_ran(cell: pd.DataFrame) -> str:
 
 def ratio(explicit: pd.DataFrame, fused: pd.DataFrame) -> tuple[float, float, float, int]:
     """explicit / fused steady step: paired where at least two pair_ids hold both settings,
-    else a ratio of medians with its bootstrap interval (nan without two runs a side). The last
-    item is the number of pairs (0: independent repeats)."""
+    else a ratio of medians with its Welch t-interval on logs (nan without two runs a side).
+    The last item is the number of pairs (0: independent repeats)."""
     if "pair_id" in explicit and "pair_id" in fused:
         by_pair = dict(zip(fused["pair_id"], fused[STEADY], strict=True))
         matched = [

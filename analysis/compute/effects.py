@@ -4,7 +4,7 @@
   device, cores, threads (analysis/load/backends.py: which backends, and the reference);
 - hardware: speed-up and parallel efficiency against cores, per framework and settings;
 - software: a setting variant's time / the default variant's, all else equal.
-Ratios of medians with percentile-bootstrap intervals over the repeats (twinbench.stats); a
+Ratios of medians with Welch t-intervals on the logs of the repeats (twinbench.stats.ratio_ci); a
 framework ratio whose runs were interleaved (an interleaved sweep's pair_id) is instead the
 median of the pairs' ratios with its exact order-statistic interval (analysis/compute/paired.py's
 rule).

@@ -164,7 +164,7 @@ def failure_lines(an: Analysis) -> list[str]:
 def decided_lines(an: Analysis, printed_below: bool) -> list[str] | None:
     """Where the inputs hold a deciding sweep's decisions, they are the verdict: their
     intervals hold at every look, which the per-table intervals over a few runs do not claim.
-    None: nothing was decided sequentially (the bootstrap verdict leads)."""
+    None: nothing was decided sequentially (the per-table intervals' verdict leads)."""
     found = decisions.rows(an.options.inputs)
     if not found and not printed_below:
         return None

@@ -21,11 +21,11 @@ def write(page: Page, an: Analysis) -> None:
         "<p>Per transformer workload, backend and core count: the median steady step with "
         "<code>model.arch.attention=fused</code> and with <code>explicit</code>, and their "
         "ratio explicit / fused (above 1: the fused kernel is faster; paired where the runs "
-        "were interleaved, else a bootstrap interval over the repeats). <i>ran</i> is the path "
-        "and kernel the runs report, not the setting asked for: Keras leaves its fused route "
-        "when the attention has dropout (gpt), so both of its sides may have run the explicit "
-        "path; where one path and kernel ran on both sides the ratio is the runs' spread, "
-        "not a kernel effect (<i>same path both sides</i>).</p>"
+        "were interleaved, else a Welch t-interval on the logs of the repeats). <i>ran</i> is "
+        "the path and kernel the runs report, not the setting asked for: Keras leaves its "
+        "fused route when the attention has dropout (gpt), so both of its sides may have run "
+        "the explicit path; where one path and kernel ran on both sides the ratio is the runs' "
+        "spread, not a kernel effect (<i>same path both sides</i>).</p>"
     )
     for hint in hints:
         page.add(f"<p>{esc(hint)}</p>")

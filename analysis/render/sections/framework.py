@@ -47,10 +47,11 @@ def write(page: Page, an: Analysis) -> None:
     page.add(
         f"<p>The reference backend's ({ref}) {esc(an.metric_name)} / each other backend's, on "
         "the same machine, workload, device, cores and threads (below 1: the reference is "
-        "faster; <code>--reference</code> chooses another). Intervals: percentile "
-        "bootstrap of the ratio of medians over the repeats (twinbench.stats.ratio_ci); none "
-        "with a single run per side. The chart shows each backend's default settings; the "
-        "table lists every pair of settings variants.</p>"
+        "faster; <code>--reference</code> chooses another). Intervals: where the runs were "
+        "interleaved, the exact interval of the pairs' ratios; else a 95% Welch t-interval on "
+        "the logs of the repeats, around the ratio of medians (twinbench.stats.ratio_ci; wide "
+        "with two or three runs a side); none with a single run per side. The chart shows "
+        "each backend's default settings; the table lists every pair of settings variants.</p>"
     )
     page.figure(
         charts.framework_ratios(fe[fe["headline"]]),

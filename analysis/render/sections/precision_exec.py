@@ -21,8 +21,10 @@ def write(page: Page, an: Analysis) -> None:
         "<p>Per workload and backend: the median steady step, the first step over it "
         "(tracing and compilation), the loss after the run's steps against the float32 run of "
         "the same mode, and for compiled cells the break-even step count: after how many "
-        "steps the compiled run's total time drops below the eager one's (inf: never; "
-        "interval from the repeats where there are several).</p>"
+        "steps the compiled run's total time drops below the eager one's (inf: never). Its "
+        "<i>low</i> and <i>high</i>, where each mode has several runs, are the range over every "
+        "pairing of one compiled with one eager run: a range of runs, not a confidence "
+        "interval.</p>"
     )
     emulated = table[(table["precision"] == "bfloat16") & (table["bf16_units"] == False)]  # noqa: E712
     if not emulated.empty:

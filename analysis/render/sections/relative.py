@@ -46,7 +46,8 @@ def write(page: Page, an: Analysis) -> None:
         "an unstable result (see its flags). Intervals need two "
         "repeats or more: for a time, the order-statistics interval of the median with the "
         "coverage it reaches (95% from six repeats on; [min, max] below that); for a ratio, "
-        "a 95% percentile bootstrap (error bars).</p>"
+        "a 95% Welch t-interval on the logs of the repeats (error bars; wide with two or three "
+        "repeats a side, which is what so few runs know).</p>"
     )
     if an.baseline_error:
         page.add(f'<p class="warn">{esc(an.baseline_error)}</p>')
