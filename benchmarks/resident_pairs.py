@@ -1,5 +1,4 @@
-"""Two backends compared in alternating blocks while both processes are alive: a pair that the
-machine's bandwidth phases cannot split.
+"""Can a pair of backends escape the machine's bandwidth phases? Both processes alive, in turns.
 
     python -m benchmarks.resident_pairs A B [--model mlp] [--cpus 1] [--pairs 6] [--rounds 10]
                                             [--steps 20] [--gap 0.05]
