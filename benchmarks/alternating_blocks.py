@@ -7,10 +7,36 @@ in-process comparisons (benchmarks.attention, benchmarks.optimizer_step).
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
+
+from twinbench.machine import cpu
+
+
+def one_batch(
+    backend_name: str, model_name: str, cpus: int
+) -> tuple[Any, dict[str, Any], Any, Any]:
+    """This process pinned to `cpus` cores with its thread budget set before the framework loads,
+    then (the backend, the model's config with the data's sizes filled in, one batch x, y) of the
+    model's synthetic data: what every in-process step comparison starts from."""
+    cpu.pin(cpu.choose_cores(cpus))
+    os.environ.update(cpu.thread_environment(cpus, cpus))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from benchdata import fill_arch, load
+    from frameworks import get_backend, settings
+    from models.catalog import model_config
+
+    os.environ.update(settings.thread_environment(backend_name, cpus, cpus))
+    backend = get_backend(backend_name)
+    backend.configure_threads(cpus, cpus)
+    cfg = model_config(model_name)
+    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    cfg = fill_arch(cfg, data)
+    bs = cfg["batch_size"]
+    return backend, cfg, data.x_train[:bs], data.y_train[:bs]
 
 
 def warmed_steppers(

@@ -13,30 +13,14 @@ their ratio (explicit / fused). Quote the ratio, not the absolute times.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
-from benchmarks.alternating_blocks import time_alternating, warmed_steppers
-from twinbench.machine import cpu
+from benchmarks.alternating_blocks import one_batch, time_alternating, warmed_steppers
 
 
 def main(backend_name: str, model_name: str = "gpt", cpus: int = 1, steps: int = 5,
          rounds: int = 5) -> dict:  # fmt: skip
-    cpu.pin(cpu.choose_cores(cpus))
-    os.environ.update(cpu.thread_environment(cpus, cpus))
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from benchdata import fill_arch, load
-    from frameworks import get_backend, settings
-    from models.catalog import model_config
-
-    os.environ.update(settings.thread_environment(backend_name, cpus, cpus))
-    backend = get_backend(backend_name)
-    backend.configure_threads(cpus, cpus)
-    cfg = model_config(model_name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
-    cfg = fill_arch(cfg, data)
-    bs = cfg["batch_size"]
-    x, y = data.x_train[:bs], data.y_train[:bs]
+    backend, cfg, x, y = one_batch(backend_name, model_name, cpus)
     variants = {k: {**cfg, "arch": {**cfg["arch"], "attention": k}} for k in ("fused", "explicit")}
     steppers = warmed_steppers(backend, model_name, variants, x, y, warmup=3)
     per_step, median = time_alternating(steppers, x, y, rounds, steps)

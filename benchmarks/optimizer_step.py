@@ -12,28 +12,13 @@ busy machine means "no measurable cost"; rerun on an idle one before quoting a f
 from __future__ import annotations
 
 import json
-import os
 import sys
 
-from benchmarks.alternating_blocks import time_alternating, warmed_steppers
-from twinbench.machine import cpu
+from benchmarks.alternating_blocks import one_batch, time_alternating, warmed_steppers
 
 
 def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int = 7) -> dict:
-    cpu.pin(cpu.choose_cores(cpus))
-    os.environ.update(cpu.thread_environment(cpus, cpus))
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from benchdata import fill_arch, load
-    from frameworks import get_backend
-    from models.catalog import model_config
-
-    backend = get_backend("tensorflow")
-    backend.configure_threads(cpus, cpus)
-    cfg = model_config(model_name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
-    cfg = fill_arch(cfg, data)
-    bs = cfg["batch_size"]
-    x, y = data.x_train[:bs], data.y_train[:bs]
+    backend, cfg, x, y = one_batch("tensorflow", model_name, cpus)
     if cfg["optimizer"]["name"] != "rmsprop":
         raise SystemExit(
             f"{model_name} trains with {cfg['optimizer']['name']}: pick an RMSprop model"

@@ -25,36 +25,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys
 import time
 from typing import Any
 
+from benchmarks.alternating_blocks import one_batch
 from twinbench import sequential
-from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
 
 def child(backend_name: str, model_name: str, cpus: int, steps: int, warmup: int) -> None:
     """One backend, resident: build, warm up, then run a block of steps per 'go' line on stdin
     and answer with the block's seconds per step."""
-    cpu.pin(cpu.choose_cores(cpus))
-    os.environ.update(cpu.thread_environment(cpus, cpus))
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from benchdata import fill_arch, load
-    from frameworks import get_backend, settings
-    from models.catalog import model_config
-
-    os.environ.update(settings.thread_environment(backend_name, cpus, cpus))
-    backend = get_backend(backend_name)
-    backend.configure_threads(cpus, cpus)
-    cfg = model_config(model_name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
-    cfg = fill_arch(cfg, data)
-    bs = cfg["batch_size"]
-    x, y = data.x_train[:bs], data.y_train[:bs]
+    backend, cfg, x, y = one_batch(backend_name, model_name, cpus)
     step = backend.make_step(backend.build(model_name, cfg, "cpu"), cfg)
     for _ in range(warmup):
         step(x, y)
