@@ -186,7 +186,8 @@ def test_an_unknown_precision_is_refused_in_one_line_before_any_stage(capsys):
     from twinbench.parity import cli
 
     with pytest.raises(SystemExit) as exited:
-        cli.main(["mlp", "--precision", "float16", "--quiet"])
+        # no --quiet: it would leave the parity logger silenced for every later test
+        cli.main(["mlp", "--precision", "float16"])
     assert exited.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == "twinbench: error: unknown --precision 'float16'; choose float32 or bfloat16"
