@@ -3,7 +3,8 @@
 Each hook is one clock read and one list append, so the hooks cost well under a microsecond and
 do not distort what they time. The clock is injectable so the statistics can be tested exactly.
 On a GPU the adapter synchronizes before calling a hook: the clock must not run ahead of queued
-work.
+work. In a pair that takes turns (frameworks/turns.py) the hooks also hand the turn over at block
+boundaries, and every timestamp leaves out the time spent waiting for the partner.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -25,26 +27,43 @@ class RunClock:
     val_start_ns: list[int] = field(default_factory=list)
     step_end_ns: list[list[int]] = field(default_factory=list)  # per epoch
     steps_per_tick: int = 1  # training steps between two step_end calls (Keras steps_per_execution)
+    turns: Any = None  # frameworks.turns.Turns when this run takes turns with a partner
+
+    def now(self) -> int:
+        """The clock without the waits for the partner's turns."""
+        return self.now_ns() - (self.turns.paused_ns if self.turns else 0)
+
+    def _cpu(self) -> int:
+        return self.cpu_ns() - (self.turns.paused_cpu_ns if self.turns else 0)
 
     def epoch_begin(self) -> None:
+        if self.turns:
+            self.turns.begin()  # the first epoch waits for its first turn before it starts
         self.step_end_ns.append([])
-        self._cpu_start_ns = self.cpu_ns()
-        self.epoch_start_ns.append(self.now_ns())
+        self._cpu_start_ns = self._cpu()
+        self.epoch_start_ns.append(self.now())
 
     def step_end(self) -> None:
-        self.step_end_ns[-1].append(self.now_ns())
+        self.step_end_ns[-1].append(self.now())
+        if self.turns:
+            self.turns.tick()  # after the timestamp: a wait here is subtracted from the next
 
     def validation_begin(self) -> None:
-        self.val_start_ns.append(self.now_ns())
+        self.val_start_ns.append(self.now())
+
+    def training_end(self) -> None:
+        """After the last epoch: a run taking turns waits for its partner to finish training."""
+        if self.turns:
+            self.turns.end()
 
     def epoch_end(self) -> None:
-        now = self.now_ns()
+        now = self.now()
         if len(self.val_start_ns) < len(self.epoch_start_ns):
             # No validation this epoch (validate_every, or none at all): its training part ends
             # with it, so val_start_ns stays one entry per epoch when only some epochs validate.
             self.val_start_ns.append(now)
         self.epoch_end_ns.append(now)
-        self.epoch_cpu_ns.append((self._cpu_start_ns, self.cpu_ns()))
+        self.epoch_cpu_ns.append((self._cpu_start_ns, self._cpu()))
 
     # Derived figures, in seconds.
     def epoch_times_s(self) -> list[float]:

@@ -79,7 +79,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
         launcher=launcher,
         hydra_context=SimpleNamespace(config_loader=None),
-        decision={"max_seconds": None},
+        decision={"max_seconds": None, "pairing": "sequential"},
         _parse_config=lambda: [],
         split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], 12)),
         validate_batch_is_legal=lambda _b: None,
@@ -198,3 +198,36 @@ def test_without_shared_seconds_each_series_keeps_only_its_own() -> None:
         step = 0.010 + 0.002 * (len(s.ratios["wall"]) % 2)
         t.add(("cpus=2",), {"torch": _record(step, 1), "tensorflow": _record(0.011, 1)}, 10.0)
     assert s.decision.stopped_by == "max_seconds" and s.seconds == 60.0
+
+
+def test_pairs_that_take_turns_go_through_run_in_turns_not_the_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pairing: turns` (the default) runs each pair's two jobs together (launch/turns.py)."""
+    from twinbench.launch import decide_sweep
+
+    together: list[list[list[str]]] = []
+
+    def fake_turns(sweeper: Any, batch: list[list[str]], index: int, design: Any) -> dict:
+        together.append(batch)
+        return {"torch": _record(0.010, 1.0), "tensorflow": _record(0.020, 2.0)}
+
+    monkeypatch.setattr(decide_sweep, "run_in_turns", fake_turns)
+    launcher = FakeLauncher(tmp_path, {})
+    sweeper = SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}),
+        launcher=launcher,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1"], 12)),
+        validate_batch_is_legal=lambda _b: None,
+    )
+    run_deciding(sweeper, [])
+    assert launcher.launched == [] and together
+    assert all(
+        {j[0] for j in batch} == {"backend=torch", "backend=tensorflow"} for batch in together
+    )
+    body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
+    assert body["design"]["pairing"] == "turns"
+    assert "halves taking turns" in (decide.render(tmp_path) or "")

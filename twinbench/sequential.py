@@ -52,6 +52,7 @@ from twinbench.paths import CONF_DIR
 CONFIG = CONF_DIR / "decision" / "default.yaml"
 OUTCOMES = ("a_faster", "b_faster", "equivalent", "undecided")
 MEASURES = ("wall", "cpu")
+PAIRINGS = ("turns", "sequential")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ class Design:
     # Seconds for all the series of one sweep together (None: none): a series that decides
     # early leaves its time to the ones still undecided (twinbench/launch/decide.py).
     total_seconds: float | None = None
+    # How a pair's two runs share the machine (twinbench/launch/turns.py): "turns" runs both at
+    # once, taking turns of `turn_ticks` timed ticks with `turn_gap_s` between turns;
+    # "sequential" runs one fresh worker after the other.
+    pairing: str = "turns"
+    turn_ticks: int = 20
+    turn_gap_s: float = 0.05
 
     def __post_init__(self) -> None:
         # Checked here, so a bad conf fails before the first pair, not after minutes of them.
@@ -88,6 +95,14 @@ class Design:
             problems.append(f"total_seconds must be positive or null, got {self.total_seconds!r}")
         if not self.prior_precision > 0:
             problems.append(f"prior_precision must be positive, got {self.prior_precision!r}")
+        if self.pairing not in PAIRINGS:
+            problems.append(f"pairing must be one of {', '.join(PAIRINGS)}, got {self.pairing!r}")
+        if isinstance(self.turn_ticks, bool) or not (
+            isinstance(self.turn_ticks, int) and self.turn_ticks >= 1
+        ):
+            problems.append(f"turn_ticks must be a whole number >= 1, got {self.turn_ticks!r}")
+        if not 0 <= self.turn_gap_s <= 10:
+            problems.append(f"turn_gap_s must be between 0 and 10 seconds, got {self.turn_gap_s!r}")
         if problems:
             raise ValueError("decision design: " + "; ".join(problems))
 

@@ -184,10 +184,11 @@ def render(sweep_dir: Path) -> str | None:
     if not path.is_file():
         return None
     body = json.loads(path.read_text())
-    d = body["design"]
+    d = {"pairing": "sequential", **body["design"]}  # files written before turns existed
+    how = "halves taking turns" if d["pairing"] == "turns" else "halves one after the other"
     lines = [
         f"decisions ({d['measure']} time decides; margin +-{d['margin']:.0%}, error rate "
-        f"{d['alpha']:.0%} with a look after every pair):"
+        f"{d['alpha']:.0%} with a look after every pair; {how}):"
     ]
     for s in body["series"]:
         design = Design(**d)

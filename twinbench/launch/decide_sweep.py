@@ -9,6 +9,8 @@ interrupted sweep keeps what it had decided.
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -107,10 +109,15 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
     own = "" if design.max_seconds is None else f" or {design.max_seconds:g} s"
     shared = "" if design.total_seconds is None else f", {design.total_seconds:g} s in all"
+    together = (
+        f"; both halves of a pair at once, taking turns of {design.turn_ticks} steps"
+        if design.pairing == "turns"
+        else "; the halves of a pair one after the other"
+    )
     print(
         f"decide: up to {most} pairs{own} per series{shared}, each "
         f"stopping once {design.measure} time decides at +-{design.margin:.0%} "
-        f"({1 - design.alpha:.0%} confidence sequence)",
+        f"({1 - design.alpha:.0%} confidence sequence){together}",
         flush=True,
     )
     returns, index = [], 0
@@ -122,12 +129,80 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
             continue
         sweeper.validate_batch_is_legal(batch)
         start = time.monotonic()
-        finished = launcher.launch(batch, initial_job_idx=index)
+        if design.pairing == "turns" and len(batch) == 2:
+            pair = run_in_turns(sweeper, batch, index, design)
+            returns.append(list(pair.values()))
+        else:
+            finished = launcher.launch(batch, initial_job_idx=index)
+            returns.append(finished)
+            pair = dict(filter(None, (_record(r) for r in finished)))
         seconds = time.monotonic() - start
         index += len(batch)
-        returns.append(finished)
-        pair = dict(filter(None, (_record(r) for r in finished)))
         tracker.add(key, pair, seconds)
         tracker.write(sweep_dir)
     tracker.write(sweep_dir)
     return returns
+
+
+def run_in_turns(
+    sweeper: Any, batch: list[list[str]], index: int, design: Any
+) -> dict[str, dict[str, Any]]:
+    """One pair with both halves alive at once, taking turns (twinbench/launch/turns.py);
+    returns the records by backend. Each half is the same job Hydra's launcher would run (its
+    composed config, its directory, twinbench.launch.runner.run_job), here on its own thread, and
+    the machine lock is taken once for the two."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from twinbench.launch import machine_lock, planner, turns
+    from twinbench.launch import runner as launch
+    from twinbench.ui import progress
+
+    loader = GlobalHydra.instance().config_loader()
+    jobs = [
+        planner.compose_job(loader, sweeper.config, list(job), index + i)
+        for i, job in enumerate(batch)
+    ]
+    names = tuple(str(body["backend"]["name"]) for body, _ in jobs)
+    conductor = turns.Conductor(names, design.turn_ticks, design.turn_gap_s)  # type: ignore[arg-type]
+    records: dict[int, list[dict[str, Any]]] = {}
+    lock = (
+        None
+        if jobs[0][0].get("allow_parallel")
+        else (jobs[0][0].get("measure") or {}).get("lock_file")
+    )
+
+    def half(i: int, body: dict[str, Any], job_dir: Path) -> None:
+        with machine_lock.held_for(lock), turns.taking_part(conductor.sides[i]):
+            try:
+                records[i] = launch.run_job(body, job_dir)
+            except BaseException as exc:  # raised again on the sweep's thread
+                conductor.error = conductor.error or exc
+
+    threads = [threading.Thread(target=conductor.conduct, daemon=True)] + [
+        threading.Thread(target=half, args=(i, body, job_dir), daemon=True)
+        for i, (body, job_dir) in enumerate(jobs)
+    ]
+    with machine_lock.measurement_lock(lock):
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # short joins: a stop signal reaches this thread in between
+        except BaseException:
+            conductor.abort()
+            for t in threads:
+                t.join(5)
+            raise
+    if conductor.error is not None:  # a failure of the sweep's own code, not of a run
+        raise conductor.error
+    pair = {}
+    for i, name in enumerate(names):
+        for record in records.get(i, []):
+            line = launch.summary(record)
+            if record["status"] == "ok":
+                progress.emit(line)
+            else:
+                print(line, file=sys.stderr, flush=True)
+            pair[name] = record
+    return pair

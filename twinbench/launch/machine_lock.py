@@ -15,6 +15,7 @@ lock, a user's default) stay apart, and nothing is written at that path.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import hashlib
 import socket
@@ -35,7 +36,7 @@ def lock_address(key: str) -> str:
 def measurement_lock(key: str | None, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold this machine's measurement lock named by `key` (None: no lock) while the block runs;
     `on_wait` is called once if another run holds it first."""
-    if key is None:
+    if key is None or key in _held.get():
         yield
         return
     holder = socket.socket(
@@ -57,3 +58,21 @@ def measurement_lock(key: str | None, on_wait: Callable[[], None] | None = None)
         yield
     finally:
         holder.close()
+
+
+# Keys whose lock this thread's caller already holds for it: the two halves of a pair that takes
+# turns (twinbench/launch/turns.py) run at once under the one lock their sweep took for the pair.
+_held: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "measurement_locks_held", default=frozenset()
+)
+
+
+@contextlib.contextmanager
+def held_for(key: str | None) -> Iterator[None]:
+    """Inside the block (on this thread), measurement_lock(key) is already held by the caller."""
+    token = _held.set(_held.get() | {key}) if key else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _held.reset(token)

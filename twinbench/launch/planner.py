@@ -247,7 +247,7 @@ def hydra_jobs(config: Any) -> list[tuple[dict[str, Any], Path]]:
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
-    from omegaconf import OmegaConf, open_dict, read_write
+    from omegaconf import OmegaConf
 
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{k}={v}" for k, v in params.items()]
@@ -255,19 +255,27 @@ def hydra_jobs(config: Any) -> list[tuple[dict[str, Any], Path]]:
     parsed = OverridesParser.create().parse_overrides(arguments)
     batches = BasicSweeper.split_arguments(parsed, None)
     loader = GlobalHydra.instance().config_loader()
-    jobs = []
-    for num, overrides in enumerate(batches[0] if batches else []):
-        job = loader.load_sweep_config(config, list(overrides))
-        with open_dict(job):
-            job.hydra.job.num = num
-            job.hydra.job.id = str(num)
-        job_dir = Path(job.hydra.sweep.dir) / str(job.hydra.sweep.subdir)
-        # As Hydra's run_job does: the job's own config is everything but the hydra node.
-        with read_write(job), open_dict(job):
-            del job["hydra"]
-        body = OmegaConf.to_container(job, resolve=True)
-        jobs.append((body, job_dir))
-    return jobs
+    return [
+        compose_job(loader, config, list(overrides), num)
+        for num, overrides in enumerate(batches[0] if batches else [])
+    ]
+
+
+def compose_job(
+    loader: Any, config: Any, overrides: list[str], num: int
+) -> tuple[dict[str, Any], Path]:
+    """One sweep job's resolved config and its directory, as Hydra's run_job would make them."""
+    from omegaconf import OmegaConf, open_dict, read_write
+
+    job = loader.load_sweep_config(config, overrides)
+    with open_dict(job):
+        job.hydra.job.num = num
+        job.hydra.job.id = str(num)
+    job_dir = Path(job.hydra.sweep.dir) / str(job.hydra.sweep.subdir)
+    # As Hydra's run_job does: the job's own config is everything but the hydra node.
+    with read_write(job), open_dict(job):
+        del job["hydra"]
+    return OmegaConf.to_container(job, resolve=True), job_dir
 
 
 def announce(config: Any) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench.config.spec import ConfigError, RunSpec, build_spec
-from twinbench.launch import failed, lifeline, repeats, slurm
+from twinbench.launch import failed, lifeline, repeats, slurm, turns
 from twinbench.launch.machine_lock import measurement_lock  # re-exported: where callers look
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
@@ -102,6 +102,10 @@ def start_worker(
     """
     cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+    # Half of a pair that takes turns (twinbench/launch/turns.py): it may have to wait for its
+    # partner's start-up, and its worker inherits the two pipes the turns pass through.
+    side = turns.current()
+    turn_env, turn_fds = side.spawn_env() if side else ({}, ())
     # Unbuffered: on a full disk a write fails at once, and closing has nothing left to flush.
     with open(run_dir / LOG_FILE, "wb", buffering=0) as log:
         # Its own session: a terminal's Ctrl-C goes to the parent alone, which stops the worker
@@ -112,9 +116,12 @@ def start_worker(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_worker_env(budget_env or {}),
+            env={**_worker_env(budget_env or {}), **turn_env},
             start_new_session=True,
+            pass_fds=turn_fds,
         )
+        if side:
+            side.spawned(proc)
 
         def drain() -> None:
             writable = True
@@ -145,6 +152,8 @@ def start_worker(
             raise
         reader.join()
         relay.join()
+    if side and side.aborted:  # the sweep was stopped: its pair leaves no record, as a lone run
+        raise lifeline.Interrupted(signal.SIGINT)
     return rc, list(tail)
 
 

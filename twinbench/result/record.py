@@ -146,6 +146,10 @@ class ResultRecord(Block):
         "without attention (frameworks/attention_probe.py)"
     )
     resources: Resources = spec("memory and CPU used", block=Resources)
+    turns: dict[str, Any] | None = spec(
+        "the turn-taking with its pair's partner when both ran at once (decision `pairing: "
+        "turns`): turns taken and seconds waited, left out of every time; None for a run alone"
+    )
     history: History = spec("loss and accuracy per epoch", block=History)
     parity: Parity = spec("the model's equivalence certificate on this backend", block=Parity)
     # where and when, and the resolved config the run was given

@@ -220,6 +220,7 @@ def assemble(
         sample=looks.sample,
         attention=looks.attention,
         resources=trained.resources,
+        turns=trained.clock.turns.summary() if trained.clock.turns else None,
         history={
             "loss": history.loss,
             "accuracy": history.accuracy,

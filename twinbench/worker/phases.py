@@ -182,6 +182,7 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     """Phase 5: plan, build and train under the run clock; every step's time goes to
     steps.json beside the record."""
     from benchdata import batching
+    from frameworks import turns
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
 
@@ -205,11 +206,14 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     params = backend.count_params(model)
     build_s = seconds(t_build, time.perf_counter_ns())
 
-    clock = RunClock()
+    # In a pair that takes turns (a deciding sweep's `pairing: turns`) the clock hands the turn
+    # over between blocks of steps and leaves the waits out of every time it takes.
+    clock = RunClock(turns=turns.from_environment())
     progress.status(f"[{label}] training: first steps include tracing and warm-up...")
     # A separate thread reads the clock once a second: nothing is added to the timed steps.
     with progress.EpochProgress(clock, label, spec.epochs, plan.steps_per_epoch):
         history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
+    clock.training_end()  # what follows (probes, the record) never runs beside a partner's steps
 
     used = resources.usage(clock)  # CPU time over the epochs' own spans
     settings_in_effect = backend.settings_report()
@@ -256,7 +260,7 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
         from frameworks import profiling
 
         clock = trained.clock
-        t_profile = clock.now_ns()
+        t_profile = clock.now()
         found = profiling.profile(
             fw.backend, trained.model, loaded.model_cfg, loaded.data, trained.plan,
             steps=int(spec.measure.get("profile_steps", PROFILE_STEPS)),

@@ -28,7 +28,7 @@ def rows(inputs: list[Path]) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         body = json.loads(path.read_text())
-        design = Design(**body["design"])
+        design = Design(**{"pairing": "sequential", **body["design"]})  # older files: no pairing
         for s in body["series"]:
             if s["decision"] is None:
                 continue
