@@ -3,11 +3,13 @@
     twinbench calibrate                          # mlp, 2 epochs, every allowed core, 6 pairs
     twinbench calibrate --model mlp --cpus 1 --pairs 8 --backend <name>
 
-Every run goes through the normal path (a fresh `run.py` parent and its fresh worker, one after
-the other, never two at once); a pair's ratio is run A's over run B's, of the same configuration.
-Their spread is this machine's noise floor for this workload and core count
-(twinbench/measure/noise.py), cached per machine like the GEMM peak, and the smallest margin a
-decision could resolve in conf/decision/default.yaml's pair budget is printed. The deciding sweep
+A pair is measured as the deciding sweep measures its pairs (conf/decision/default.yaml
+`pairing`): by default both runs at once, each a fresh worker, taking turns of steps
+(twinbench/launch/together.py); with `--pairing sequential` each run is a fresh `run.py` parent
+and worker, one after the other. A pair's ratio is run A's over run B's, of the same
+configuration. Their spread is this machine's noise floor for this workload, core count and
+pairing (twinbench/measure/noise.py), cached per machine like the GEMM peak, and the smallest
+margin a decision could resolve in the design's pair budget is printed. The deciding sweep
 (+experiment=compare) reads it and warns before its first pair when its margin is finer.
 Exit status 0, or 2 for bad input.
 """
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from frameworks import registry
 from twinbench.config.checks import fail
@@ -28,7 +31,7 @@ from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.paths import REPO_ROOT
 from twinbench.result import results
-from twinbench.sequential import load_design
+from twinbench.sequential import PAIRINGS, Design, load_design
 
 SUMMARY = "A/A noise floor: one config against itself in interleaved pairs, cached per machine"
 MIN_PAIRS = 3  # the spread of fewer pairs says nothing
@@ -42,21 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="cap steps per epoch (a smaller workload)")
     parser.add_argument("--pairs", type=int, default=6, help=f"A/A pairs (at least {MIN_PAIRS})")
     parser.add_argument("--cache-dir", type=Path, help="default: ~/.cache/twinbench/noise")
+    parser.add_argument(
+        "--pairing", choices=PAIRINGS, help="how a pair shares the machine (default: the design's)"
+    )
 
 
-def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
-    """One run of the configuration in its own processes; its wall and CPU figures."""
-    cmd = [sys.executable, "-m", "twinbench.cli.run", f"backend={args.backend}"]
-    cmd += [f"model={args.model}", f"epochs={args.epochs}", "quiet=true", "force=true"]
-    cmd += ["measure.peak_probe=false", f"hydra.run.dir={folder}"]
-    cmd += [f"cpus={args.cpus}"] if args.cpus else []
-    cmd += [f"max_steps={args.max_steps}"] if args.max_steps else []
-    path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
-    subprocess.run(cmd, env={**os.environ, "PYTHONPATH": path}, check=False, capture_output=True)
-    try:
-        record = results.read(folder / results.RESULT_FILE)
-    except (OSError, ValueError):
-        return {}
+def _overrides(args: argparse.Namespace) -> list[str]:
+    """The run's configuration as command-line overrides, the same for both halves."""
+    out = [f"backend={args.backend}", f"model={args.model}", f"epochs={args.epochs}"]
+    out += ["quiet=true", "force=true", "measure.peak_probe=false"]
+    out += [f"cpus={args.cpus}"] if args.cpus else []
+    return out + ([f"max_steps={args.max_steps}"] if args.max_steps else [])
+
+
+def _figures(record: dict[str, Any]) -> dict[str, float]:
+    """A run's wall and CPU figures ({} for a failed run, said on stderr)."""
     if record.get("status") != "ok":
         print(f"  run failed: {record.get('error')}", file=sys.stderr, flush=True)
         return {}
@@ -66,23 +69,64 @@ def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
     }
 
 
+def _pair_in_turns(args: argparse.Namespace, folder: Path, design: Design, i: int):
+    """Pair i, both runs at once taking turns (the deciding sweep's way)."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from twinbench.launch import together
+    from twinbench.paths import CONF_DIR
+
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=_overrides(args))
+    body = OmegaConf.to_container(cfg, resolve=True)
+    jobs = [(body, folder / f"pair-{i}-{half}") for half in ("a", "b")]
+    halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
+    a, b = ([_figures(r) for r in records] or [{}] for records in halves)
+    return a[-1], b[-1]
+
+
+def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
+    """One run of the configuration in its own processes; its wall and CPU figures."""
+    cmd = [sys.executable, "-m", "twinbench.cli.run", *_overrides(args), f"hydra.run.dir={folder}"]
+    path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    subprocess.run(cmd, env={**os.environ, "PYTHONPATH": path}, check=False, capture_output=True)
+    try:
+        record = results.read(folder / results.RESULT_FILE)
+    except (OSError, ValueError):
+        return {}
+    return _figures(record)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.pairs < MIN_PAIRS:
         fail(f"--pairs must be at least {MIN_PAIRS}, got {args.pairs}")
     cores = args.cpus or len(cpu.allowed_cpus())
-    workload = noise.workload_key(args.model, args.epochs, args.max_steps, cores)
+    design = load_design(**({"pairing": args.pairing} if args.pairing else {}))
+    workload = noise.workload_key(args.model, args.epochs, args.max_steps, cores, design.pairing)
     fingerprint = environment.describe()["fingerprint"]
-    design = load_design()
-    print(f"calibrate: {args.backend} {workload} against itself, {args.pairs} pairs", flush=True)
+    how = "taking turns" if design.pairing == "turns" else "one after the other"
+    print(
+        f"calibrate: {args.backend} {workload} against itself, {args.pairs} pairs ({how})",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
+
+        def run_pair(i: int) -> tuple[dict[str, float], dict[str, float]]:
+            if design.pairing == "turns":
+                return _pair_in_turns(args, Path(tmp), design, i)
+            return _run_one(args, Path(tmp) / f"run-{2 * i}"), _run_one(
+                args, Path(tmp) / f"run-{2 * i + 1}"
+            )
+
         record = noise.calibrate(
             fingerprint,
             workload,
-            lambda i: _run_one(args, Path(tmp) / f"run-{i}"),
+            run_pair,
             args.pairs,
             design,
             args.cache_dir,
-            about={"backend": args.backend},
+            about={"backend": args.backend, "pairing": design.pairing},
         )
     for measure in noise.MEASURES:
         print(noise.describe(record, measure, design.margin), flush=True)

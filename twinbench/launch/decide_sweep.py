@@ -10,7 +10,6 @@ interrupted sweep keeps what it had decided.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.result import results
-from twinbench.sequential import load_design
+from twinbench.sequential import Design, load_design
 
 Key = tuple[str, ...]
 
@@ -68,9 +67,9 @@ def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
     return str(OmegaConf.select(cfg, "backend.name")), record
 
 
-def floor_line(sweeper: Any, job: list[str], measure: str, margin: float) -> str | None:
-    """The cached noise floor of this series' machine and workload, as one line (None: its
-    config cannot be composed here, as in the tests' stand-in sweeper)."""
+def floor_line(sweeper: Any, job: list[str], design: Design) -> str | None:
+    """The cached noise floor of this series' machine, workload and pairing, as one line (None:
+    its config cannot be composed here, as in the tests' stand-in sweeper)."""
     try:
         cfg = sweeper.hydra_context.config_loader.load_sweep_config(sweeper.config, list(job))
     except Exception:  # any composition failure shows in the job itself, as one line
@@ -78,9 +77,11 @@ def floor_line(sweeper: Any, job: list[str], measure: str, margin: float) -> str
     model = OmegaConf.select(cfg, "model.name")
     epochs = OmegaConf.select(cfg, "epochs") or OmegaConf.select(cfg, "model.epochs")
     cores = OmegaConf.select(cfg, "cpus") or len(cpu.allowed_cpus())
-    workload = noise.workload_key(model, epochs, OmegaConf.select(cfg, "max_steps"), cores)
+    workload = noise.workload_key(
+        model, epochs, OmegaConf.select(cfg, "max_steps"), cores, design.pairing
+    )
     record = noise.read_floor(environment.describe()["fingerprint"], workload)
-    return noise.describe(record, measure, margin)
+    return noise.describe(record, design.measure, design.margin)
 
 
 def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
@@ -103,7 +104,7 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     for key in names:
         series = tracker.open(key, names[key], sum(1 for k in keys if k == key))
         first = next(b[0] for b in batches if b and _split(b[0])[0] == key)
-        series.floor = floor_line(sweeper, first, design.measure, design.margin)
+        series.floor = floor_line(sweeper, first, design)
         if series.floor:  # said before the first pair: a margin below it cannot be decided
             print(f"decide: {series.label}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
@@ -147,13 +148,12 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
 def run_in_turns(
     sweeper: Any, batch: list[list[str]], index: int, design: Any
 ) -> dict[str, dict[str, Any]]:
-    """One pair with both halves alive at once, taking turns (twinbench/launch/turns.py);
-    returns the records by backend. Each half is the same job Hydra's launcher would run (its
-    composed config, its directory, twinbench.launch.runner.run_job), here on its own thread, and
-    the machine lock is taken once for the two."""
+    """One pair with both halves alive at once, taking turns (twinbench/launch/together.py);
+    returns the records by backend. Each half is the job Hydra's launcher would run: its
+    composed config and its directory (planner.compose_job)."""
     from hydra.core.global_hydra import GlobalHydra
 
-    from twinbench.launch import machine_lock, planner, turns
+    from twinbench.launch import planner, together
     from twinbench.launch import runner as launch
     from twinbench.ui import progress
 
@@ -162,47 +162,14 @@ def run_in_turns(
         planner.compose_job(loader, sweeper.config, list(job), index + i)
         for i, job in enumerate(batch)
     ]
-    names = tuple(str(body["backend"]["name"]) for body, _ in jobs)
-    conductor = turns.Conductor(names, design.turn_ticks, design.turn_gap_s)  # type: ignore[arg-type]
-    records: dict[int, list[dict[str, Any]]] = {}
-    lock = (
-        None
-        if jobs[0][0].get("allow_parallel")
-        else (jobs[0][0].get("measure") or {}).get("lock_file")
-    )
-
-    def half(i: int, body: dict[str, Any], job_dir: Path) -> None:
-        with machine_lock.held_for(lock), turns.taking_part(conductor.sides[i]):
-            try:
-                records[i] = launch.run_job(body, job_dir)
-            except BaseException as exc:  # raised again on the sweep's thread
-                conductor.error = conductor.error or exc
-
-    threads = [threading.Thread(target=conductor.conduct, daemon=True)] + [
-        threading.Thread(target=half, args=(i, body, job_dir), daemon=True)
-        for i, (body, job_dir) in enumerate(jobs)
-    ]
-    with machine_lock.measurement_lock(lock):
-        for t in threads:
-            t.start()
-        try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.2)  # short joins: a stop signal reaches this thread in between
-        except BaseException:
-            conductor.abort()
-            for t in threads:
-                t.join(5)
-            raise
-    if conductor.error is not None:  # a failure of the sweep's own code, not of a run
-        raise conductor.error
     pair = {}
-    for i, name in enumerate(names):
-        for record in records.get(i, []):
+    halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
+    for (body, _), records in zip(jobs, halves, strict=True):
+        for record in records:
             line = launch.summary(record)
             if record["status"] == "ok":
                 progress.emit(line)
             else:
                 print(line, file=sys.stderr, flush=True)
-            pair[name] = record
+            pair[str(body["backend"]["name"])] = record
     return pair

@@ -36,9 +36,13 @@ def default_cache_dir() -> Path:
     return Path(base) / "twinbench" / "noise"
 
 
-def workload_key(model: str, epochs: Any, max_steps: Any, cores: int) -> str:
-    """What the floor depends on besides the machine: the work per run and its cores."""
-    return f"{model}-e{epochs}-s{max_steps}-cpus{cores}"
+def workload_key(
+    model: str, epochs: Any, max_steps: Any, cores: int, pairing: str = "sequential"
+) -> str:
+    """What the floor depends on besides the machine: the work per run, its cores, and how a
+    pair's runs share the machine (pairs that take turns have a floor of their own)."""
+    key = f"{model}-e{epochs}-s{max_steps}-cpus{cores}"
+    return key if pairing == "sequential" else f"{key}-{pairing}"
 
 
 def cache_file(cache_dir: Path, fingerprint: str, workload: str) -> Path:
@@ -76,18 +80,18 @@ def summarise(
 def calibrate(
     fingerprint: str,
     workload: str,
-    run_one: Callable[[int], dict[str, float]],
+    run_pair: Callable[[int], tuple[dict[str, float], dict[str, float]]],
     pairs: int,
     design: Design,
     cache_dir: Path | None = None,
     say: Callable[[str], None] = print,
     about: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Measure `pairs` A/A pairs (`run_one(i)`: one fresh run's figures by measure), cache and
+    """Measure `pairs` A/A pairs (`run_pair(i)`: the two runs' figures by measure), cache and
     return the floor record (`about`: what else it should say, e.g. the backend)."""
     measured = []
     for i in range(pairs):
-        a, b = run_one(2 * i), run_one(2 * i + 1)
+        a, b = run_pair(i)
         measured.append((a, b))
         if a.get("wall") and b.get("wall"):
             say(f"  pair {i + 1}/{pairs}: {a['wall']:.4g} s vs {b['wall']:.4g} s")

@@ -1,0 +1,61 @@
+"""Two jobs measured together, taking turns (twinbench/launch/turns.py): the deciding sweep's
+pairs and the A/A calibration's both go through here.
+
+Each half is the job a launcher would run (twinbench.launch.runner.run_job on its resolved
+config and directory: its own fresh workers, its own records), here on its own thread. The
+machine's measurement lock is taken once for the two: other sweeps wait for the whole pair.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from twinbench.launch import machine_lock, turns
+from twinbench.launch import runner as launch
+
+
+def lock_key(config: dict[str, Any]) -> str | None:
+    """The measurement lock a job's config names (None: allow_parallel, no lock)."""
+    if config.get("allow_parallel"):
+        return None
+    return (config.get("measure") or {}).get("lock_file")
+
+
+def run_together(
+    jobs: list[tuple[dict[str, Any], Path]], ticks: int, gap_s: float
+) -> list[list[dict[str, Any]]]:
+    """Measure the two (config, directory) jobs at once, in turns of `ticks` timed ticks;
+    returns each job's records (an empty list for a half that raised before it had any)."""
+    names = tuple(str((body.get("backend") or {}).get("name")) for body, _ in jobs)
+    conductor = turns.Conductor(names, ticks, gap_s)  # type: ignore[arg-type]
+    records: dict[int, list[dict[str, Any]]] = {}
+    lock = lock_key(jobs[0][0])
+
+    def half(i: int, body: dict[str, Any], job_dir: Path) -> None:
+        with machine_lock.held_for(lock), turns.taking_part(conductor.sides[i]):
+            try:
+                records[i] = launch.run_job(body, job_dir)
+            except BaseException as exc:  # raised again on the caller's thread
+                conductor.error = conductor.error or exc
+
+    threads = [threading.Thread(target=conductor.conduct, daemon=True)] + [
+        threading.Thread(target=half, args=(i, body, job_dir), daemon=True)
+        for i, (body, job_dir) in enumerate(jobs)
+    ]
+    with machine_lock.measurement_lock(lock):
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # short joins: a stop signal reaches this thread in between
+        except BaseException:  # Ctrl-C, SIGTERM: both workers die, no record is written
+            conductor.abort()
+            for t in threads:
+                t.join(5)
+            raise
+    if conductor.error is not None:  # disk full, or a failure of twinbench's own code
+        raise conductor.error
+    return [records.get(i, []) for i in range(len(jobs))]
