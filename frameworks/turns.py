@@ -4,7 +4,7 @@ In a deciding sweep with `pairing: turns` (conf/decision/default.yaml) both halv
 at once, each in its own fresh worker on the same cores, and the sweep hands out turns
 (twinbench/launch/turns.py): one worker trains a block of ticks while the other waits, blocked on
 a pipe. Both halves' steps then fall in the same seconds of the host's slow memory-bandwidth
-phases, which sequential pairs cannot share (docs/findings/2026-12-01-resident-pairs.md).
+phases, which sequential pairs cannot share (docs/findings/2026-12-01-pairs-in-turns.md).
 
 The clock leaves the waits out: every timestamp RunClock takes is its clock minus the time spent
 waiting so far, so step, epoch and CPU figures cover training only. Without the environment
