@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,42 @@ def inductor_compile_check() -> str | None:
     return "torch.compile (Inductor) needs a C++ compiler on PATH (c++, g++ or clang++; or CXX)"
 
 
+def no_combination_check(
+    backend_cfg: dict[str, Any],
+    model_cfg: dict[str, Any],
+    precision: str,
+    device: str,
+    cpu_flags: Iterable[str],
+) -> str | None:
+    """A backend whose every model runs in every precision its settings allow."""
+    return None
+
+
+def torch_combination_check(
+    backend_cfg: dict[str, Any],
+    model_cfg: dict[str, Any],
+    precision: str,
+    device: str,
+    cpu_flags: Iterable[str],
+) -> str | None:
+    """torch's CPU LSTM (nn.LSTM) runs in oneDNN while torch.backends.mkldnn is on, and oneDNN
+    has no bfloat16 LSTM on a CPU without bfloat16 units: under autocast the first forward pass
+    fails ("could not create a primitive descriptor for the LSTM forward propagation
+    primitive"). ATen's own LSTM, with mkldnn off, runs it. Recurrent models are those whose
+    arch names a recurrent_activation (bilstm, charlstm, textgen)."""
+    from twinbench.config.precision import BF16_FLAGS, bf16_units
+
+    if precision != "bfloat16" or device != "cpu" or backend_cfg.get("mkldnn") is False:
+        return None
+    if "recurrent_activation" not in (model_cfg.get("arch") or {}) or bf16_units(cpu_flags):
+        return None
+    return (
+        f"precision=bfloat16 with the recurrent model {model_cfg.get('name')} fails in oneDNN's "
+        f"LSTM on a CPU without bfloat16 units (no {' / '.join(BF16_FLAGS)} flag); add "
+        "backend.mkldnn=false to run ATen's own LSTM instead"
+    )
+
+
 @dataclass(frozen=True)
 class BackendSpec:
     name: str  # the conf/backend/<name>.yaml file and the `backend=` value
@@ -82,6 +118,9 @@ class BackendSpec:
     exec_modes: dict[str, dict[str, Any]] = field(default_factory=dict)
     # None where exec=compiled can run here, else why not (checked in the parent, no import).
     compile_check: Callable[[], str | None] = no_compile_check
+    # None where this backend can train the model in this precision with these settings on this
+    # CPU, else why not and what to do instead (checked in the parent, no import).
+    combination_check: Callable[..., str | None] = no_combination_check
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -134,6 +173,7 @@ BACKENDS: dict[str, BackendSpec] = {
             profiler="torch.profiler",
             exec_modes={"eager": {"compile": False}, "compiled": {"compile": True}},
             compile_check=inductor_compile_check,
+            combination_check=torch_combination_check,
             certified_code=(
                 "frameworks/torch_native/optimizers.py",
                 "frameworks/torch_native/weight_layout.py",

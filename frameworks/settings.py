@@ -10,6 +10,7 @@ and read every setting back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from frameworks import registry
@@ -67,6 +68,20 @@ def with_exec(backend_cfg: dict[str, Any], mode: str | None) -> dict[str, Any]:
     if mode == "compiled" and (why := spec.compile_check()):
         raise SettingError(f"exec=compiled cannot run on backend {spec.name} here: {why}")
     return {**backend_cfg, **spec.exec_modes[mode]}
+
+
+def check_combination(
+    backend_cfg: dict[str, Any],
+    model_cfg: dict[str, Any],
+    precision: str,
+    device: str,
+    cpu_flags: Iterable[str],
+) -> None:
+    """Refuse, before anything trains, a model, precision and settings together that the backend
+    cannot train on this CPU (the registry's combination_check), naming the way out."""
+    spec = registry.spec(backend_cfg["name"])
+    if why := spec.combination_check(backend_cfg, model_cfg, precision, device, cpu_flags):
+        raise SettingError(f"backend {spec.name}: {why}")
 
 
 def environment(backend_cfg: dict[str, Any]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from analysis.compute import exec_matrix
 from analysis.load import axes
@@ -68,6 +69,76 @@ def test_this_machine_refuses_bf16_exactly_when_it_lacks_bf16_units(compose):
 def test_unknown_exec_mode_is_refused(compose):
     with pytest.raises(ConfigError, match="choose one of: null, eager, compiled"):
         build_spec({**compose("cpus=1"), "exec": "jit"})
+
+
+RECURRENT = sorted(
+    p.stem
+    for p in (REPO_ROOT / "conf" / "model").glob("*.yaml")
+    if "recurrent_activation" in ((yaml.safe_load(p.read_text()) or {}).get("arch") or {})
+)
+NO_BF16_UNITS = {"avx", "avx2", "fma", "f16c"}  # this Zen 3: bfloat16 converted around float32
+
+
+def test_the_recurrent_models_are_the_three_lstms():
+    assert RECURRENT == ["bilstm", "charlstm", "textgen"]
+
+
+@pytest.mark.parametrize("model", RECURRENT)
+def test_torch_bf16_lstm_in_onednn_without_bf16_units_is_refused_naming_mkldnn_false(
+    monkeypatch, compose, model
+):
+    """oneDNN has no bfloat16 LSTM there: the run would fail in its first forward pass."""
+    monkeypatch.setattr(environment, "cpu_flags", lambda: NO_BF16_UNITS)
+    config = compose(
+        "backend=torch",
+        f"model={model}",
+        "precision=bfloat16",
+        "allow_emulated_bf16=true",
+        "cpus=1",
+    )
+    for exec_mode in (None, "eager", "compiled"):
+        with pytest.raises(ConfigError, match=r"oneDNN's LSTM.*add backend\.mkldnn=false") as e:
+            build_spec({**config, "exec": exec_mode})
+        assert "\n" not in str(e.value) and model in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "flags"),
+    [
+        (("backend=torch", "model=bilstm", "backend.mkldnn=false"), NO_BF16_UNITS),  # ATen's LSTM
+        (("backend=torch", "model=bilstm"), NO_BF16_UNITS | {"avx512_bf16"}),  # oneDNN has bf16
+        (("backend=torch", "model=gpt"), NO_BF16_UNITS),  # no LSTM
+        (("backend=keras_torch", "model=bilstm"), NO_BF16_UNITS),  # Keras' own LSTM, ran today
+        (("backend=tensorflow", "model=charlstm"), NO_BF16_UNITS),
+    ],
+)
+def test_the_other_bf16_combinations_are_not_refused(monkeypatch, compose, overrides, flags):
+    monkeypatch.setattr(environment, "cpu_flags", lambda: flags)
+    config = compose(*overrides, "precision=bfloat16", "allow_emulated_bf16=true", "cpus=1")
+    assert build_spec(config).precision == "bfloat16"
+
+
+def test_torch_lstm_in_float32_is_not_refused(monkeypatch, compose):
+    monkeypatch.setattr(environment, "cpu_flags", lambda: NO_BF16_UNITS)
+    for exec_mode in ("eager", "compiled"):
+        assert build_spec(compose("backend=torch", "model=bilstm", "cpus=1", f"exec={exec_mode}"))
+
+
+@pytest.mark.skipif(HAS_BF16, reason="this CPU has bfloat16 units: oneDNN has a bf16 LSTM")
+def test_torch_bf16_bilstm_here_is_one_line_and_nothing_is_written(tmp_path):
+    run = tmp_path / "run"
+    proc = run_cli(
+        "backend=torch",
+        "model=bilstm",
+        "precision=bfloat16",
+        "allow_emulated_bf16=true",
+        "cpus=1",
+        f"hydra.run.dir={run}",
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "backend.mkldnn=false" in proc.stderr
+    assert not run.exists()
 
 
 # ---------------------------------------------------------------- the mapping per backend

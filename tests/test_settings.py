@@ -175,3 +175,40 @@ def test_xla_pool_size_is_set_before_jax_loads_and_other_backends_set_their_own_
     assert one["PJRT_NPROC"] == "1" and "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"]
     for name in ("torch", "tensorflow", "keras_torch"):
         assert settings.thread_environment(name, 2, 2) == {}
+
+
+def test_torch_compile_traces_an_lstm_with_allow_rnn_and_leaves_dynamo_as_it_was(monkeypatch):
+    """By default Dynamo leaves nn.LSTM to eager and an LSTM model compiles no graph (the bilstm
+    cell of the 2026-12-01 matrix); the adapter turns allow_rnn on while it traces, and only
+    then. Dynamo's own eager backend stands in for Inductor: the capture is what is tested."""
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    from frameworks.torch_native.backend import TorchBackend
+
+    real_compile = torch.compile
+    monkeypatch.setattr(
+        torch, "compile", lambda model, mode=None: real_compile(model, backend="eager")
+    )
+
+    class Recurrent(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(4, 3, batch_first=True, bidirectional=True)
+
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    torch._dynamo.reset()
+    backend = TorchBackend()
+    backend.apply_settings({"compile": True})
+    before = counters["stats"]["unique_graphs"]
+    try:
+        out = backend._compile(Recurrent())(torch.ones(2, 5, 4))
+        assert out.shape == (2, 5, 6)
+        assert counters["stats"]["unique_graphs"] > before  # the LSTM was traced into a graph
+        assert backend._allow_rnn is True  # what the record's settings read back
+        assert torch._dynamo.config.allow_rnn is False  # patched per call, not process-wide
+    finally:
+        torch._dynamo.reset()

@@ -102,6 +102,13 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
     try:
         backend_cfg = settings.with_exec(config["backend"], config.get("exec"))
         settings.validate(backend_cfg, model_cfg["optimizer"]["name"])
+        settings.check_combination(
+            backend_cfg,
+            model_cfg,
+            config.get("precision", "float32"),
+            device,
+            environment.cpu_flags(),
+        )
         optimizer_formula.formula_of(model_cfg["optimizer"])
     except settings.SettingError as exc:
         raise ConfigError(str(exc)) from None
