@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,7 @@ def no_combination_check(
     model_cfg: dict[str, Any],
     precision: str,
     device: str,
-    cpu_flags: Iterable[str],
+    bf16_units: Sequence[str],
 ) -> str | None:
     """A backend whose every model runs in every precision its settings allow."""
     return None
@@ -75,23 +75,22 @@ def torch_combination_check(
     model_cfg: dict[str, Any],
     precision: str,
     device: str,
-    cpu_flags: Iterable[str],
+    bf16_units: Sequence[str],
 ) -> str | None:
     """torch's CPU LSTM (nn.LSTM) runs in oneDNN while torch.backends.mkldnn is on, and oneDNN
     has no bfloat16 LSTM on a CPU without bfloat16 units: under autocast the first forward pass
     fails ("could not create a primitive descriptor for the LSTM forward propagation
     primitive"). ATen's own LSTM, with mkldnn off, runs it. Recurrent models are those whose
-    arch names a recurrent_activation (bilstm, charlstm, textgen)."""
-    from twinbench.config.precision import BF16_FLAGS, bf16_units
-
+    arch names a recurrent_activation (bilstm, charlstm, textgen). `bf16_units`: the CPU's
+    bfloat16 flags (twinbench.config.precision.bf16_units; empty: none)."""
     if precision != "bfloat16" or device != "cpu" or backend_cfg.get("mkldnn") is False:
         return None
-    if "recurrent_activation" not in (model_cfg.get("arch") or {}) or bf16_units(cpu_flags):
+    if "recurrent_activation" not in (model_cfg.get("arch") or {}) or bf16_units:
         return None
     return (
         f"precision=bfloat16 with the recurrent model {model_cfg.get('name')} fails in oneDNN's "
-        f"LSTM on a CPU without bfloat16 units (no {' / '.join(BF16_FLAGS)} flag); add "
-        "backend.mkldnn=false to run ATen's own LSTM instead"
+        "LSTM on a CPU without bfloat16 units (this one has none); add backend.mkldnn=false to "
+        "run ATen's own LSTM instead"
     )
 
 

@@ -10,7 +10,7 @@ and read every setting back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from frameworks import registry
@@ -75,12 +75,12 @@ def check_combination(
     model_cfg: dict[str, Any],
     precision: str,
     device: str,
-    cpu_flags: Iterable[str],
+    bf16_units: Sequence[str],
 ) -> None:
     """Refuse, before anything trains, a model, precision and settings together that the backend
     cannot train on this CPU (the registry's combination_check), naming the way out."""
     spec = registry.spec(backend_cfg["name"])
-    if why := spec.combination_check(backend_cfg, model_cfg, precision, device, cpu_flags):
+    if why := spec.combination_check(backend_cfg, model_cfg, precision, device, bf16_units):
         raise SettingError(f"backend {spec.name}: {why}")
 
 

@@ -107,7 +107,7 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
             model_cfg,
             config.get("precision", "float32"),
             device,
-            environment.cpu_flags(),
+            precision_module.bf16_units(environment.cpu_flags()),
         )
         optimizer_formula.formula_of(model_cfg["optimizer"])
     except settings.SettingError as exc:
