@@ -134,6 +134,7 @@ MEASURE: dict[str, Check] = {
     "peak_probe_repeat_s": positive_number(),
     "peak_cache_dir": text(optional=True),
     "kernel_probe": boolean,
+    "kernel_probe_timeout_s": positive_number(),
     "speed_of_light": boolean,
     "sol_repeats": whole(1),
     "sol_repeat_s": positive_number(),

@@ -25,6 +25,9 @@ from twinbench.measure import bf16_evidence
 
 VERBOSE_ENV = {"MKL_VERBOSE": "1", "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
 PROBE_STEPS = 3
+# Callers outside a run (measurements' after-the-fact probes); a run passes its own
+# measure.kernel_probe_timeout_s from conf/config.yaml.
+TIMEOUT_S = 1800.0
 MKL_CALL = re.compile(r"^MKL_VERBOSE\s+([A-Z_][A-Z0-9_]*)\(")
 MKL_ISA = re.compile(r"(Intel\(R\) [^,]*?enabled processors?|AVX[\w-]*|SSE[\w.]*)")
 
@@ -76,7 +79,7 @@ def summary(mkl_calls: Counter, onednn: Counter, onednn_isa: str | None) -> str:
     return "; ".join(parts) or "no MKL or oneDNN calls logged (Eigen or native kernels)"
 
 
-def probe(run_dir: Path, timeout_s: float = 600, precision: str = "float32") -> dict[str, Any]:
+def probe(run_dir: Path, timeout_s: float = TIMEOUT_S, precision: str = "float32") -> dict[str, Any]:
     """Run the probe process for the run in `run_dir` (its spec.json) and parse what it logged;
     `bf16` says per op type which kernel and ISA ran and flags a bfloat16 run whose products
     did not run on bfloat16 units (bf16_evidence.py)."""

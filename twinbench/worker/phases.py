@@ -271,7 +271,11 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
     # Which kernels ran (MKL / oneDNN verbose logs), from a separate probe process.
     probed = None
     if spec.measure.get("kernel_probe"):
-        probed = kernels.probe(run_dir, precision=spec.precision)
+        probed = kernels.probe(
+            run_dir,
+            timeout_s=float(spec.measure["kernel_probe_timeout_s"]),
+            precision=spec.precision,
+        )
     return Looks(found, probed, sample_text(spec, fw, loaded, trained), attention(loaded, trained))
 
 
