@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import sys
 
 import pytest
 
@@ -29,10 +30,12 @@ def status_lines(caplog, prefix: str) -> list[str]:
 def test_parity_says_which_half_it_is_running_and_is_silent_when_quiet(caplog, monkeypatch):
     caplog.set_level(logging.INFO)
 
-    def failing_stage(cmd, **kwargs):
-        return subprocess.CompletedProcess(cmd, 1, "", "boom")
+    real_popen = subprocess.Popen
 
-    monkeypatch.setattr(stages.subprocess, "run", failing_stage)
+    def failing_stage(cmd, **kwargs):  # the stage's process, told to fail at once
+        return real_popen([sys.executable, "-c", "raise SystemExit('boom')"], **kwargs)
+
+    monkeypatch.setattr(stages.subprocess, "Popen", failing_stage)
     with pytest.raises(RuntimeError, match="tensorflow parity stage for mlp failed"):
         stages.run_stages("mlp", {})
     assert status_lines(caplog, "parity:") == [

@@ -11,7 +11,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ from twinbench.ui import progress
 # named for the package, not this module: `--quiet` silences "twinbench.parity" (cli.py)
 log = logging.getLogger("twinbench.parity")
 
+# How often the parent looks for finished stages: small beside a stage's seconds.
+STAGE_POLL_S = 0.05
 Variants = dict[str, dict[str, dict[str, Any]]]  # label -> backend -> optimizer spec
 
 
@@ -188,6 +192,56 @@ def run_stages(
     return run_stages_many({model_name: variants}, reference, draws_only)[model_name]
 
 
+@dataclass(frozen=True)
+class StageJob:
+    framework: str
+    models: list[str]
+    cmd: list[str]
+
+
+def run_stage_processes(jobs: list[StageJob], workdir: Path, parallel: int) -> None:
+    """Run the stage processes, at most `parallel` at once; the first that fails raises with its
+    stderr's tail once the others are stopped.
+
+    Started from this thread (a worker asks for SIGKILL when the thread that started it ends,
+    lifeline.py); on SIGTERM or Ctrl-C the Interrupted exception passes through the wait below,
+    which kills every stage still running, and the temporary folder goes too. Output goes to
+    files: several pipes read by one thread could fill and stall a stage."""
+    pending, running = list(jobs), {}
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, parallel):
+                job = pending.pop(0)
+                progress.emit(
+                    f"parity: {', '.join(job.models)}: {job.framework} stage (its own process: "
+                    "import, build, train a few steps)...",
+                    log,
+                )
+                err = open(workdir / f"{job.framework}.stderr", "w+")  # noqa: SIM115 (closed below)
+                proc = subprocess.Popen(
+                    job.cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=err, text=True,
+                    env=lifeline.child_env(dict(os.environ)),
+                )  # fmt: skip
+                running[job.framework] = (job, proc, err)
+            for framework, (job, proc, err) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[framework]
+                err.seek(0)
+                tail = err.read()[-3000:]
+                err.close()
+                if proc.returncode:
+                    raise RuntimeError(
+                        f"{framework} parity stage for {', '.join(job.models)} failed:\n{tail}"
+                    )
+            time.sleep(STAGE_POLL_S)
+    finally:
+        for _, proc, err in running.values():
+            proc.kill()
+            proc.wait()
+            err.close()
+
+
 def run_stages_many(
     variants: dict[str, Variants],
     reference: str = REFERENCE,
@@ -205,6 +259,7 @@ def run_stages_many(
             (Path(tmp) / model_name).mkdir()
             (Path(tmp) / model_name / "variants.json").write_text(json.dumps(per_model))
         outputs: dict[str, dict[str, dict[str, np.ndarray]]] = {m: {} for m in models}
+        jobs = []
         for framework in backends:
             # the reference runs every model: it leaves the initial weights and batches
             wanted = [
@@ -214,30 +269,17 @@ def run_stages_many(
             ]
             if not wanted:
                 continue
-            progress.emit(
-                f"parity: {', '.join(wanted)}: {framework} stage (its own process: import, "
-                "build, train a few steps)...",
-                log,
-            )
             cmd = [sys.executable, "-m", "twinbench.parity", "--stage", framework]
             cmd += [",".join(wanted), tmp, "--reference", reference]
             cmd += ["--draws-only"] if draws_only else []
             cmd += ["--precision", precision] if precision else []
-            # Dies with this process (kill -9 included); on SIGTERM or Ctrl-C, subprocess.run
-            # kills it as the Interrupted exception passes, and the temporary folder goes too.
-            proc = subprocess.run(
-                cmd,
-                cwd=REPO_ROOT,
-                capture_output=True,
-                text=True,
-                env=lifeline.child_env(dict(os.environ)),
-            )
-            if proc.returncode:
-                raise RuntimeError(
-                    f"{framework} parity stage for {', '.join(wanted)} failed:\n"
-                    f"{proc.stderr[-3000:]}"
-                )
-            for model_name in wanted:
-                path = Path(tmp) / model_name / f"{framework}.npz"
-                outputs[model_name][framework] = dict(np.load(path))
+            jobs.append(StageJob(framework, wanted, cmd))
+        # The reference first (the others read its weights and batches), then the others side by
+        # side, as many at once as this process has cores: each stage computes on one thread.
+        run_stage_processes(jobs[:1], Path(tmp), parallel=1)
+        run_stage_processes(jobs[1:], Path(tmp), parallel=len(os.sched_getaffinity(0)))
+        for job in jobs:
+            for model_name in job.models:
+                path = Path(tmp) / model_name / f"{job.framework}.npz"
+                outputs[model_name][job.framework] = dict(np.load(path))
         return outputs
