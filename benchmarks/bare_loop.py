@@ -7,17 +7,18 @@ without decay on the tables, clipping at the configured global norm), and nothin
 augmentation: benchmarks/overhead.py turns twinbench's off for cifar10_cnn to match): Keras
 trains with `model.fit(x, y, batch_size, epochs, shuffle=True)`, torch with a plain loop over
 shuffled index batches. Only whole epochs are timed (one callback, or a clock read per epoch),
-so this path has no per-step hooks. Every Keras backend (frameworks/registry.py, api "keras")
-runs the same Keras loop on its runtime. Prints one JSON line: {"epoch_s": [...]}.
+so this path has no per-step hooks, except in a pair that takes turns (benchmarks/turn_pairs.py),
+where the harness' clock hands the turn over every few steps. Every Keras backend
+(frameworks/registry.py, api "keras") runs the same Keras loop on its runtime. Prints one JSON
+line (harness.report): {"epoch_s": [...], ...}.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import time
 
+from benchmarks.ports import harness
 from twinbench.machine import cpu
 
 
@@ -43,7 +44,7 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
         epoch_s = _torch(module, cfg, x, y, bs, epochs, cpus)
     else:
         epoch_s = _keras(backend, module, cfg, x, y, bs, epochs, cpus)
-    print(json.dumps({"epoch_s": epoch_s}))
+    harness.report(epoch_s, validates=False)  # training only: the bare loop never validates
 
 
 def torch_bare_step(module, cfg, x, y):
@@ -82,11 +83,15 @@ def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     torch.set_num_interop_threads(cpus)
     step = torch_bare_step(module, cfg, x, y)
     times = []
+    clock = harness.TurnClock()  # perf_counter, less any waits for a partner's turns
+    clock.begin()
     for _ in range(epochs):
-        start = time.perf_counter()
+        clock.epoch_begin()
         for idx in torch.randperm(len(x)).split(bs):
             step(idx)
-        times.append(time.perf_counter() - start)
+            clock.tick()
+        times.append(clock.epoch_end())
+    clock.end()
     return times
 
 
@@ -110,17 +115,9 @@ def _keras(backend, module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     )
     if heads:
         y = {h: y for h in heads}
-    times: list[float] = []
-
-    class EpochClock(keras.callbacks.Callback):
-        def on_epoch_begin(self, epoch, logs=None):
-            self.start = time.perf_counter()
-
-        def on_epoch_end(self, epoch, logs=None):
-            times.append(time.perf_counter() - self.start)
-
-    model.fit(x, y, batch_size=bs, epochs=epochs, shuffle=True, verbose=0, callbacks=[EpochClock()])
-    return times
+    logger = harness.epoch_logger()  # epoch times; hands turns over in a pair that takes them
+    model.fit(x, y, batch_size=bs, epochs=epochs, shuffle=True, verbose=0, callbacks=[logger])
+    return logger.times
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from benchmarks import pairs
+from benchmarks import pairs, turn_pairs
 from models.catalog import model_config
+from twinbench import sequential
 
 SETTINGS = OmegaConf.to_container(OmegaConf.load(Path(__file__).with_name("outside.yaml")))
 MODELS = list(SETTINGS["max_steps"])
@@ -56,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     p = pairs.arguments(__doc__, MODELS, MODELS, SETTINGS["pairs"], SETTINGS["epochs"])
     p.add_argument("--max-steps", type=int, help="one cap for every model (default: the yaml's)")
     args = pairs.parse(p, argv)
+    design = sequential.load_design(max_seconds=None)
     print(
-        f"twinbench / outside code, seconds per epoch after the first; {args.pairs} interleaved "
-        f"pairs per row, {args.epochs} epochs per process, cpus={args.cpus}",
+        f"twinbench / outside code, seconds per epoch after the first; up to {args.pairs} pairs "
+        f"per row ({args.pairing}), {args.epochs} epochs per process, cpus={args.cpus}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
@@ -78,9 +80,22 @@ def main(argv: list[str] | None = None) -> int:
                     overrides=SETTINGS["twinbench_overrides"].get(model, ()),
                 )  # fmt: skip
 
+            def in_turns(i: int, backend=backend, model=model, steps=steps, cmd=cmd):
+                return turn_pairs.measure_pair(
+                    pairs.twinbench_overrides(
+                        backend, model, args.cpus, args.epochs, steps,
+                        SETTINGS["twinbench_overrides"].get(model, ()),
+                    ),
+                    cmd, model not in NO_VALIDATION, twinbench_first=i % 2 == 0,
+                    ticks=design.turn_ticks, gap_s=design.turn_gap_s,
+                )  # fmt: skip
+
             meta = {"backend": backend, "model": model, "max_steps": steps}
-            rows.append(pairs.Row(label, ours, lambda cmd=cmd: outside_sample(cmd), meta))
-    results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
+            turned = in_turns if args.pairing == "turns" else None
+            rows.append(pairs.Row(label, ours, lambda cmd=cmd: outside_sample(cmd), meta, turned))
+    results = pairs.run_table(
+        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design
+    )
     pairs.write_out(args.out, args.cpus, results)
     return 0
 

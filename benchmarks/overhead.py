@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks import pairs
+from benchmarks import pairs, turn_pairs
+from twinbench import sequential
 
 NO_AUGMENTATION = ("model.augment=null",)  # the bare loop trains on the arrays as they are
 
 
+def bare_cmd(backend: str, model: str, cpus: int, steps: int, epochs: int) -> list[str]:
+    return [
+        sys.executable, "-m", "benchmarks.bare_loop", backend, model, str(cpus), str(steps),
+        str(epochs),
+    ]  # fmt: skip
+
+
 def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.Sample:
-    cmd = [sys.executable, "-m", "benchmarks.bare_loop", backend, model]
-    out, cpu_s = pairs.json_line_process([*cmd, str(cpus), str(steps), str(epochs)])
+    out, cpu_s = pairs.json_line_process(bare_cmd(backend, model, cpus, steps, epochs))
     return pairs.Sample(pairs.steady(out["epoch_s"]), cpu_s, out["epoch_s"])
 
 
@@ -33,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     p = pairs.arguments(__doc__, ["mlp", "cnn"], None, pairs=12, epochs=3)
     p.add_argument("--steps", type=int, default=100)
     args = pairs.parse(p, argv)
+    design = sequential.load_design(max_seconds=None)
     print(
-        f"twinbench / bare loop, training time per epoch; {args.pairs} interleaved pairs, "
-        f"{args.steps} steps x {args.epochs - 1} timed epochs, cpus={args.cpus}",
+        f"twinbench / bare loop, training time per epoch; up to {args.pairs} pairs per row "
+        f"({args.pairing}), {args.steps} steps x {args.epochs - 1} timed epochs, cpus={args.cpus}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
@@ -56,9 +64,23 @@ def main(argv: list[str] | None = None) -> int:
             def theirs(backend=backend, model=model):
                 return bare(backend, model, args.cpus, args.steps, args.epochs)
 
+            def in_turns(i: int, backend=backend, model=model):
+                return turn_pairs.measure_pair(
+                    pairs.twinbench_overrides(
+                        backend, model, args.cpus, args.epochs, args.steps,
+                        NO_AUGMENTATION if model == "cifar10_cnn" else (),
+                    ),
+                    bare_cmd(backend, model, args.cpus, args.steps, args.epochs),
+                    validation=False, twinbench_first=i % 2 == 0,
+                    ticks=design.turn_ticks, gap_s=design.turn_gap_s,
+                )  # fmt: skip
+
             meta = {"backend": backend, "model": model, "steps": args.steps}
-            rows.append(pairs.Row(f"{backend:<11}{model:<{width}}", ours, theirs, meta))
-    results = pairs.run_table(rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True))
+            turned = in_turns if args.pairing == "turns" else None
+            rows.append(pairs.Row(f"{backend:<11}{model:<{width}}", ours, theirs, meta, turned))
+    results = pairs.run_table(
+        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design
+    )
     pairs.write_out(args.out, args.cpus, results)
     return 0
 

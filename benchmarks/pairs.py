@@ -40,6 +40,7 @@ class Sample:
     epoch_s: float
     cpu_s: float
     epochs: list[float] = field(default_factory=list)
+    turns: dict[str, Any] | None = None  # in a pair that took turns: turns taken, seconds waited
 
 
 def run_process(
@@ -88,14 +89,8 @@ def twinbench(
             *prefix,  # e.g. a wrapper that changes the process before exec (bimodality.py)
             python,
             "run.py",
-            f"backend={backend}",
-            f"model={model}",
-            f"cpus={cpus}",
-            f"epochs={epochs}",
-            "measure.peak_probe=false",  # a 1 s matmul probe outside training; not compared
+            *twinbench_overrides(backend, model, cpus, epochs, max_steps, overrides),
             f"hydra.run.dir={run_dir}",
-            *([f"max_steps={max_steps}"] if max_steps else []),
-            *overrides,
         ]
         _, cpu = run_process(cmd, cwd=root, env=env)
         record = json.loads((Path(run_dir) / "result.json").read_text())
@@ -103,6 +98,26 @@ def twinbench(
         raise RuntimeError(f"twinbench {backend} {model} failed: {record.get('error')}")
     epochs_s = record["epoch_times_s"] if validation else record["train_times_s"]
     return Sample(steady(epochs_s), cpu, list(epochs_s))
+
+
+def twinbench_overrides(
+    backend: str,
+    model: str,
+    cpus: int,
+    epochs: int,
+    max_steps: int | None,
+    overrides: Sequence[str] = (),
+) -> list[str]:
+    """run.py's overrides for one twinbench side of a row (sequential or in turns alike)."""
+    return [
+        f"backend={backend}",
+        f"model={model}",
+        f"cpus={cpus}",
+        f"epochs={epochs}",
+        "measure.peak_probe=false",  # a 1 s matmul probe outside training; not compared
+        *([f"max_steps={max_steps}"] if max_steps else []),
+        *overrides,
+    ]
 
 
 def measurement_lock_key() -> str | None:
@@ -169,8 +184,14 @@ def verdict(ratio: stats.Summary) -> str:
     return "undecided: the interval straddles the goal"
 
 
-def summarise(pairs: list[tuple[Sample, Sample]]) -> dict[str, Any]:
-    """Paired ratios of epoch time and of process CPU time, each side's spread and modes."""
+def summarise(
+    pairs: list[tuple[Sample, Sample]],
+    stopped_by: str = "max_pairs",
+    elapsed_s: float | None = None,
+    design: sequential.Design | None = None,
+) -> dict[str, Any]:
+    """Paired ratios of epoch time and of CPU time, each side's spread and modes, and the
+    three-way decision on the pairs' ratios (`stopped_by`: what ended the row)."""
     a_t = [p[0].epoch_s for p in pairs]
     b_t = [p[1].epoch_s for p in pairs]
     wall = stats.paired_ratio(a_t, b_t)
@@ -191,8 +212,9 @@ def summarise(pairs: list[tuple[Sample, Sample]]) -> dict[str, Any]:
         # equivalent within it, or undecided with the margin these pairs resolve.
         "decision": sequential.decide_sequence(
             [x / y for x, y in zip(a_t, b_t, strict=True)],
-            sequential.load_design(max_seconds=None),
-            stopped_by="max_pairs",
+            design or sequential.load_design(max_seconds=None),
+            stopped_by=stopped_by,
+            elapsed_s=elapsed_s,
         ).as_dict(),
         "a_modes": stats.modes(a_t),
         "b_modes": stats.modes(b_t),
@@ -237,6 +259,14 @@ def arguments(
     p.add_argument("--cpus", type=int, default=len(cpu.allowed_cpus()))
     p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
     p.add_argument(
+        "--pairing",
+        choices=sequential.PAIRINGS,
+        default=sequential.load_design().pairing,
+        help="turns: both sides of a pair alive at once on the same cores, taking turns of a few "
+        "steps (benchmarks/turn_pairs.py); sequential: one fresh process after the other "
+        "(default: conf/decision/default.yaml)",
+    )
+    p.add_argument(
         "--budget-minutes",
         type=float,
         help="fit the whole table in about this long: each row gets an equal share of what is "
@@ -263,6 +293,17 @@ class Row:
     a: Callable[[], Sample]
     b: Callable[[], Sample]
     meta: dict[str, Any]
+    # Pair i with both sides alive at once, taking turns (benchmarks/turn_pairs.py): (A, B).
+    # None: the row's pairs are sequential, one fresh process after the other.
+    in_turns: Callable[[int], tuple[Sample, Sample]] | None = None
+
+    def pair(self, i: int, say: Callable[[str], None], of: int) -> tuple[Sample, Sample]:
+        if self.in_turns is None:
+            return interleave(self.a, self.b, i + 1, say, first=i, of=of)[0]
+        a, b = self.in_turns(i)
+        say(f"    pair {i + 1}/{of} (in turns): {a.epoch_s:.3f} s vs {b.epoch_s:.3f} s = "
+            f"{a.epoch_s / b.epoch_s:.3f}")  # fmt: skip
+        return a, b
 
 
 def pairs_that_fit(requested: int, pair_s: float, share_s: float | None) -> int:
@@ -278,25 +319,32 @@ def run_table(
     budget_minutes: float | None,
     say: Callable[[str], None] = print,
     now: Callable[[], float] = time.monotonic,
+    design: sequential.Design | None = None,
 ) -> list[dict[str, Any]]:
-    """Each row's interleaved pairs and their summary, printed as they come.
+    """Each row's pairs, measured until its decision is reached or its budget runs out, and
+    their summary, printed as they come.
 
-    After the table's first pair, the length of the whole run is estimated from it (rows of
-    other models or frameworks take longer or shorter: a first look, not a promise). With a
-    budget each row, after its own first pair, gets an equal share of the time left and as many
-    pairs as fit in it; a trimmed row says so, and its record keeps the pairs asked for.
+    After every pair the row's confidence sequence (conf/decision/default.yaml, twinbench/
+    sequential.py) is updated; the row stops at the first pair where it decides (faster beyond
+    the margin, slower beyond it, or equivalent within it): looking after each pair keeps its
+    error rate. Otherwise it runs up to `pairs` pairs, or as many as its share of the budget
+    allows, and says it is undecided at that budget. After the table's first pair the whole
+    run's length is estimated from it (a first look, not a promise). With a budget each row,
+    after its own first pair, gets an equal share of the time left; the record says what ended
+    the row (decided, max_pairs or max_seconds) and keeps the pairs asked for.
     """
+    design = design or sequential.load_design(max_seconds=None)
     start, results = now(), []
     for index, row in enumerate(rows):
         say(row.label)
         t0 = now()
-        measured = interleave(row.a, row.b, 1, say, of=pairs)
+        measured = [row.pair(0, say, pairs)]
         pair_s = now() - t0
         if index == 0:
             whole = pair_s * pairs * len(rows)
             say(
                 f"  estimate: one pair took {pair_s:.0f} s; {len(rows)} rows x {pairs} pairs "
-                f"would take about {whole / 60:.0f} min"
+                f"would take about {whole / 60:.0f} min at most (a row stops once decided)"
                 + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
             )
         share = None
@@ -305,16 +353,28 @@ def run_table(
             share = (left + pair_s) / (len(rows) - index)  # this row's first pair counts in it
         n = pairs_that_fit(pairs, pair_s, share)
         if n < pairs:
-            say(
-                f"  budget: trimmed to {n} of {pairs} pairs ({share / 60:.1f} min for this row, "
-                f"{pair_s:.0f} s a pair)"
-                + ("; below 6 pairs the interval covers less than 95%" if n < 6 else "")
-            )
-        measured += interleave(row.a, row.b, n, say, first=1)
-        summary = summarise(measured)
+            say(f"  budget: at most {n} of {pairs} pairs ({share / 60:.1f} min for this row, "
+                f"{pair_s:.0f} s a pair)")  # fmt: skip
+        stopped_by = "max_pairs" if n == pairs else "max_seconds"
+        while not decided(measured, design) and len(measured) < n:
+            measured.append(row.pair(len(measured), say, pairs))
+        summary = summarise(measured, stopped_by, now() - t0, design)
         say(line(row.label, summary))
-        results.append({**row.meta, **summary, "pairs_requested": pairs, "trimmed": n < pairs})
+        results.append(
+            {
+                **row.meta,
+                **summary,
+                "pairing": "turns" if row.in_turns else "sequential",
+                "pairs_requested": pairs,
+                "trimmed": summary["decision"]["stopped_by"] == "max_seconds",
+            }
+        )
     return results
+
+
+def decided(measured: list[tuple[Sample, Sample]], design: sequential.Design) -> bool:
+    ratios = [a.epoch_s / b.epoch_s for a, b in measured]
+    return sequential.decide_sequence(ratios, design).outcome != "undecided"
 
 
 def write_out(path: Path | None, cpus: int, results: list[dict[str, Any]]) -> None:

@@ -2,12 +2,14 @@
 
     python -m benchmarks.table --outside outside*.json --bare overhead*.json
 
-One row per workload and backend, in the order of benchmarks/outside.yaml; each cell is the
-median ratio twinbench / other side per epoch, its exact interval, the pairs and steps behind it
-and the verdict. A row measured more than once (at the same length) pools the pairs of every
-file: each pair is a self-contained comparison, and keeping only one run's pairs would let the
-reader of the table choose the run. A workload missing from the files says so: nothing is
-filled in by hand.
+One row per workload and backend, in the order of benchmarks/outside.yaml. A row measured by the
+sequential engine (files that say their `pairing`) shows its decision: the ratio twinbench /
+other side per epoch with its confidence sequence, and the outcome (twinbench faster or slower
+beyond the margin, equivalent within it, or undecided at its budget), pairs and steps. Such a row
+stopped where it decided, so it is never pooled with another run of itself: give one file per
+row. Older files (fixed pair counts) show the median ratio, its exact interval and the verdict
+against the 2% goal, a row measured more than once pooling its pairs. A workload missing from
+the files says so: nothing is filled in by hand.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import outside, pairs
+from twinbench import sequential
 
 
 def rows_of(paths: list[Path]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -42,6 +45,12 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if len(runs) == 1:
         return runs[0]
     first = runs[0]
+    if any(r.get("pairing") for r in runs):
+        raise SystemExit(
+            f"{first['model']} on {first['backend']} is in {len(runs)} files: a row measured "
+            "sequentially stopped where it decided, and pooling it with another run would not "
+            "keep its error rate; give one file per row"
+        )
     if len({length_of(r) for r in runs}) > 1:
         raise SystemExit(
             f"{first['model']} on {first['backend']} was measured at different lengths "
@@ -62,12 +71,38 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
+OUTCOME_WORDS = {
+    "a_faster": "twinbench faster by more than {m}",
+    "b_faster": "SLOWER by more than {m}",
+    "equivalent": "equivalent within +-{m}",
+}
+
+
+def decided_cell(r: dict[str, Any], length: str) -> str:
+    """A row of the sequential engine: its decision, interval and pairs."""
+    d = sequential.Decision(**r["decision"])
+    margin = f"{d.margin:.0%}"
+    if d.outcome in OUTCOME_WORDS:
+        outcome = OUTCOME_WORDS[d.outcome].format(m=margin)
+    else:
+        reach = "no margin" if d.resolvable_margin is None else f"+-{d.resolvable_margin:.1%}"
+        outcome = f"undecided at its budget ({d.stopped_by}; resolves {reach})"
+    interval = (
+        f"[{d.ratio_low:.3f}, {d.ratio_high:.3f}]"
+        if 0 < d.ratio_low <= d.ratio_high < float("inf")
+        else "[no interval yet]"
+    )
+    return f"{d.ratio:.3f} {interval}, {outcome} ({d.pairs} pairs in {r['pairing']}, {length})"
+
+
 def cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return "not measured"
     q = r["ratio"]
     steps = length_of(r)
     length = f"{steps} steps" if steps else "full epochs"
+    if r.get("pairing"):
+        return decided_cell(r, length)
     verdict = r["verdict"].split(":")[0].split(" (")[0].split(",")[0]
     trimmed = ", trimmed by the budget" if r.get("trimmed") else ""
     runs = f" from {r['runs']} runs" if r.get("runs", 1) > 1 else ""

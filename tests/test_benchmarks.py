@@ -179,17 +179,24 @@ class FakeClock:
     def __init__(self) -> None:
         self.t = 0.0
 
-    def side(self, seconds: float, epoch_s: float = 1.0):
+    def side(self, seconds: float, epoch_s: float | list[float] = 1.0):
+        """A side whose processes take `epoch_s` a steady epoch (a list: one after another)."""
+        times = iter(epoch_s) if isinstance(epoch_s, list) else None
+
         def measure():
             self.t += seconds
-            return pairs.Sample(epoch_s=epoch_s, cpu_s=1.0)
+            return pairs.Sample(epoch_s=next(times) if times else epoch_s, cpu_s=1.0)
 
         return measure
 
 
+# Pair ratios spread by +-30%: no decision in a handful of pairs, as fresh processes here.
+UNDECIDED = [1.0, 1.3, 0.7, 1.25, 0.75, 1.3, 0.7, 1.2, 0.8, 1.3, 0.7, 1.25]
+
+
 def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[pairs.Row]:
     return [
-        pairs.Row(f"row{i}", clock.side(seconds), clock.side(seconds), {"row": i})
+        pairs.Row(f"row{i}", clock.side(seconds, list(UNDECIDED)), clock.side(seconds), {"row": i})
         for i in range(rows)
     ]
 
@@ -199,7 +206,10 @@ def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_u
     results = pairs.run_table(table_of(clock, 3), 4, None, said.append, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [4, 4, 4] and not any(r["trimmed"] for r in results)
     estimates = [s for s in said if "estimate" in s]
-    assert estimates == ["  estimate: one pair took 60 s; 3 rows x 4 pairs would take about 12 min"]
+    assert estimates == [
+        "  estimate: one pair took 60 s; 3 rows x 4 pairs would take about 12 min at most (a row "
+        "stops once decided)"
+    ]
     assert said.index(estimates[0]) < said.index("row1")  # printed during the first row
 
 
@@ -209,16 +219,58 @@ def test_a_budget_trims_pairs_so_the_table_fits_and_says_what_it_trimmed():
     results = pairs.run_table(table_of(clock, 8), 6, 16, said.append, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [2] * 8
     assert all(r["trimmed"] and r["pairs_requested"] == 6 for r in results)
+    assert all(r["decision"]["stopped_by"] == "max_seconds" for r in results)
     assert clock.t <= 16 * 60
-    assert any("trimmed to 2 of 6 pairs" in s and "less than 95%" in s for s in said)
+    assert any("at most 2 of 6 pairs" in s for s in said)
 
 
 def test_a_budget_gives_time_a_short_row_leaves_to_the_rows_after_it():
     clock = FakeClock()
-    rows = [pairs.Row("fast", clock.side(5), clock.side(5), {}), *table_of(clock, 1)]
+    rows = [
+        pairs.Row("fast", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
+        *table_of(clock, 1),
+    ]
     results = pairs.run_table(rows, 6, 5, lambda s: None, now=lambda: clock.t)
     # fast: 6 pairs of 10 s (1 min); slow gets the 4 min left: 4 pairs of 60 s.
     assert [r["pairs"] for r in results] == [6, 4]
+
+
+def test_a_row_stops_at_the_pair_that_decides_and_says_what_ended_it():
+    """Twinbench steadily 20% faster (+-1%): decided well before the 12 pairs asked for, and
+    the record says so; the same row without an effect but as steady ends equivalent."""
+    clock = FakeClock()
+    faster = [0.8, 0.81, 0.79, 0.8, 0.805, 0.795, 0.8, 0.81, 0.79, 0.8, 0.8, 0.8]
+    same = [1.0, 1.01, 0.99, 1.0, 1.005, 0.995, 1.0, 1.01, 0.99, 1.0, 1.0, 1.0]
+    rows = [
+        pairs.Row("faster", clock.side(5, faster), clock.side(5), {}),
+        pairs.Row("same", clock.side(5, same), clock.side(5), {}),
+        pairs.Row("noisy", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
+    ]
+    results = pairs.run_table(rows, 12, None, lambda s: None, now=lambda: clock.t)
+    outcomes = [(r["decision"]["outcome"], r["decision"]["stopped_by"]) for r in results]
+    assert outcomes == [
+        ("a_faster", "decided"), ("equivalent", "decided"), ("undecided", "max_pairs")
+    ]  # fmt: skip
+    assert results[0]["pairs"] < 12 and results[1]["pairs"] < 12 and results[2]["pairs"] == 12
+    # Stopped at the first deciding pair: one pair fewer would not have decided.
+    first = results[0]["pairs"]
+    fewer = pairs.sequential.decide_sequence(faster[: first - 1], pairs.sequential.load_design())
+    assert fewer.outcome == "undecided"
+
+
+def test_a_row_in_turns_measures_its_pairs_through_the_turn_taking_pair():
+    calls = []
+
+    def in_turns(i: int):
+        calls.append(i)
+        return pairs.Sample(0.9, 1.0), pairs.Sample(1.0, 1.0)
+
+    def never():
+        raise AssertionError("a row in turns never runs its sides one after the other")
+
+    row = pairs.Row("turns", never, never, {}, in_turns)
+    (result,) = pairs.run_table([row], 3, None, lambda s: None)
+    assert calls == [0, 1, 2] and result["pairing"] == "turns"
 
 
 def test_a_row_always_runs_at_least_one_pair():
@@ -298,6 +350,25 @@ def test_a_row_measured_twice_pools_every_pair_instead_of_keeping_one_run(tmp_pa
     other_length.write_text(json.dumps({"results": [measured_row("cnn", [1.0] * 6, steps=60)]}))
     with pytest.raises(SystemExit, match="different lengths"):
         table.rows_of([slow, other_length])
+
+
+def test_a_row_of_the_sequential_engine_shows_its_decision_and_is_never_pooled(tmp_path):
+    from benchmarks import table
+
+    faster = [0.8, 0.81, 0.79, 0.8, 0.805, 0.795, 0.8]
+    row = {**measured_row("cnn", faster), "pairing": "turns"}
+    text = table.cell(row)
+    assert text.startswith("0.80") and "twinbench faster by more than 5%" in text
+    assert text.endswith(f"({row['decision']['pairs']} pairs in turns, 30 steps)")
+    slower = table.cell({**measured_row("cnn", [1.2, 1.21, 1.19, 1.2, 1.2, 1.2]), "pairing": "x"})
+    assert "SLOWER by more than 5%" in slower
+    noisy = table.cell({**measured_row("cnn", [1.0, 1.3, 0.7]), "pairing": "turns"})
+    assert "undecided at its budget (max_pairs; resolves" in noisy
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    for path in (one, two):
+        path.write_text(json.dumps({"results": [row]}))
+    with pytest.raises(SystemExit, match="give one file per row"):
+        table.rows_of([one, two])
 
 
 def test_resident_pairs_alternate_abba_and_take_the_ratio_of_the_block_medians(monkeypatch):

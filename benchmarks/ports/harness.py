@@ -7,6 +7,11 @@ variables), exactly as twinbench's worker applies it, so a difference in speed i
 The arrays are twinbench's own (`benchdata`, synthetic, seed 0), cut to `max_steps` batches for
 training and for validation, which is what twinbench's `max_steps` does. The script prints one
 JSON line last: {"epoch_s": [...], "validates": bool}.
+
+In a pair that takes turns with twinbench (benchmarks/turn_pairs.py) the script's epoch clock is
+`TurnClock`: it hands the turn over every few training steps exactly as twinbench's own RunClock
+does (frameworks/turns.py, same protocol, same pipes), and its epoch times leave the waits out.
+Outside a pair it is the plain perf_counter clock and nothing else changes.
 """
 
 from __future__ import annotations
@@ -66,27 +71,91 @@ def keras_threads(b: Budget) -> None:
     tf.config.threading.set_inter_op_parallelism_threads(b.interop_threads or b.cpus)
 
 
+class TurnClock:
+    """perf_counter, less the time spent waiting for a partner's turns (none without one).
+
+    It also sums the process' CPU time over the epochs it times (waits left out), which
+    `report` prints: a pair in turns compares the CPU each side spent training, as twinbench's
+    record does (resources.cpu_time_training_s)."""
+
+    last: TurnClock | None = None  # the script's clock, for report()
+
+    def __init__(self) -> None:
+        from frameworks import turns
+
+        self.turns = turns.from_environment()
+        self.train_cpu_ns = 0
+        TurnClock.last = self
+
+    def now(self) -> float:
+        return (time.perf_counter_ns() - (self.turns.paused_ns if self.turns else 0)) / 1e9
+
+    def _cpu_ns(self) -> int:
+        return time.process_time_ns() - (self.turns.paused_cpu_ns if self.turns else 0)
+
+    def begin(self) -> None:
+        """Before the first training step: wait for the first turn."""
+        if self.turns:
+            self.turns.begin()
+
+    def epoch_begin(self) -> None:
+        self._epoch_start, self._epoch_cpu = self.now(), self._cpu_ns()
+
+    def epoch_end(self) -> float:
+        """The epoch's seconds (its CPU time is added to the training's)."""
+        self.train_cpu_ns += self._cpu_ns() - self._epoch_cpu
+        return self.now() - self._epoch_start
+
+    def tick(self) -> None:
+        """After each training step: hand the turn over at the end of a block."""
+        if self.turns:
+            self.turns.tick()
+
+    def end(self) -> None:
+        """After the last training step: wait until the partner has trained its last too."""
+        if self.turns:
+            self.turns.end()
+
+
 def epoch_logger():
     """The 2017 EpochStatsLogger (CustomCallback.py), keeping times in memory instead of a CSV.
 
-    time.time() became perf_counter (a monotonic clock); the loss columns are left out.
+    time.time() became perf_counter (a monotonic clock); the loss columns are left out. Taking
+    turns, it also hands them over after training batches (a batch hook only then: alone, the
+    script's callbacks are the 2017 ones).
     """
     import keras
+
+    clock = TurnClock()
 
     class EpochStatsLogger(keras.callbacks.Callback):
         times: list[float]
 
         def on_train_begin(self, logs=None):
             self.times = []
+            clock.begin()
 
         def on_epoch_begin(self, epoch, logs=None):
-            self.start_time = time.perf_counter()
+            clock.epoch_begin()
 
         def on_epoch_end(self, epoch, logs=None):
-            self.times.append(time.perf_counter() - self.start_time)
+            self.times.append(clock.epoch_end())
 
-    return EpochStatsLogger()
+        def on_train_end(self, logs=None):
+            clock.end()
+
+    class TurnTakingStatsLogger(EpochStatsLogger):
+        def on_train_batch_end(self, batch, logs=None):
+            clock.tick()
+
+    return TurnTakingStatsLogger() if clock.turns else EpochStatsLogger()
 
 
 def report(epoch_s: list[float], validates: bool) -> None:
-    print(json.dumps({"epoch_s": epoch_s, "validates": validates}), flush=True)
+    """The script's last line. With its clock: the CPU seconds of its epochs, and its turns."""
+    line: dict[str, Any] = {"epoch_s": epoch_s, "validates": validates}
+    clock = TurnClock.last
+    if clock is not None:
+        line["train_cpu_s"] = clock.train_cpu_ns / 1e9
+        line["turns"] = clock.turns.summary() if clock.turns else None
+    print(json.dumps(line), flush=True)

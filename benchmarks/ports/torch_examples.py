@@ -30,7 +30,6 @@ from benchmarks.ports import harness
 
 MODEL = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "mlp"
 b = harness.budget(__doc__)
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402  (after the CPU budget: threads are fixed when torch loads)
@@ -75,7 +74,7 @@ def loss_fn(output, target, cfg, reduction="mean"):
     return F.cross_entropy(output, target, reduction=reduction)
 
 
-def train(model, train_loader, optimizer, schedule, cfg):
+def train(model, train_loader, optimizer, schedule, cfg, clock):
     model.train()
     for batch_idx, (data, target) in enumerate(train_loader):
         optimizer.zero_grad()
@@ -87,6 +86,7 @@ def train(model, train_loader, optimizer, schedule, cfg):
             schedule.step()  # Keras 2's per-step decay
         if batch_idx % LOG_INTERVAL == 0:
             loss.item()
+        clock.tick()  # twinbench's pairs in turns only (harness.TurnClock); else nothing
 
 
 def test(model, test_loader, cfg):
@@ -123,12 +123,15 @@ def main():
     optimizer, schedule = make_optimizer(model.parameters(), cfg["optimizer"])
 
     epoch_s = []
+    clock = harness.TurnClock()
+    clock.begin()
     for _ in range(b.epochs or cfg["epochs"]):
-        start = time.perf_counter()
-        train(model, train_loader, optimizer, schedule, cfg)
+        clock.epoch_begin()
+        train(model, train_loader, optimizer, schedule, cfg, clock)
         if VALIDATES:
             test(model, test_loader, cfg)
-        epoch_s.append(time.perf_counter() - start)
+        epoch_s.append(clock.epoch_end())
+    clock.end()
     harness.report(epoch_s, validates=VALIDATES)
 
 
