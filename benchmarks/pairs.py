@@ -204,6 +204,8 @@ def summarise(
         "b_epochs": [p[1].epochs for p in pairs],
         "a_cpu_s": [p[0].cpu_s for p in pairs],
         "b_cpu_s": [p[1].cpu_s for p in pairs],
+        "a_turns": [p[0].turns for p in pairs],  # per pair in turns: turns taken, seconds waited
+        "b_turns": [p[1].turns for p in pairs],
         "ratio": wall.as_dict(),
         "cpu_ratio": cpu.as_dict(),
         "verdict": verdict(wall),
