@@ -185,7 +185,7 @@ def test_torch_compile_traces_an_lstm_with_allow_rnn_and_leaves_dynamo_as_it_was
     import torch._dynamo
     from torch._dynamo.utils import counters
 
-    from frameworks.torch_native.backend import TorchBackend
+    from frameworks.torch_native.compiled import CompiledForward
 
     real_compile = torch.compile
     monkeypatch.setattr(
@@ -201,14 +201,14 @@ def test_torch_compile_traces_an_lstm_with_allow_rnn_and_leaves_dynamo_as_it_was
             return self.lstm(x)[0]
 
     torch._dynamo.reset()
-    backend = TorchBackend()
-    backend.apply_settings({"compile": True})
     before = counters["stats"]["unique_graphs"]
     try:
-        out = backend._compile(Recurrent())(torch.ones(2, 5, 4))
+        forward = CompiledForward(Recurrent(), "default")
+        assert forward.allow_rnn is None  # nothing traced yet
+        out = forward(torch.ones(2, 5, 4))
         assert out.shape == (2, 5, 6)
         assert counters["stats"]["unique_graphs"] > before  # the LSTM was traced into a graph
-        assert backend._allow_rnn is True  # what the record's settings read back
+        assert forward.allow_rnn is True  # what the record's settings read back
         assert torch._dynamo.config.allow_rnn is False  # patched per call, not process-wide
     finally:
         torch._dynamo.reset()

@@ -33,6 +33,7 @@ from frameworks.torch_native import optimizers as torch_optimizers
 from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
 from frameworks.torch_native import weight_layout
+from frameworks.torch_native.compiled import CompiledForward
 from frameworks.torch_native.objective import Objective
 
 
@@ -128,8 +129,8 @@ class TorchBackend(Backend):
     def apply_settings(self, requested: dict[str, Any]) -> None:
         """Process-wide switches now; compile and fused optimizers when training starts."""
         self.settings = dict(requested)
-        self._optimizer, self._schedule, self._compiled = None, None, None
-        self._allow_rnn: bool | None = None  # Dynamo's allow_rnn while compiling; None: eager
+        self._optimizer, self._schedule = None, None
+        self._compiled: CompiledForward | None = None
         self._compute_dtypes: set[str] = set()
         torch.backends.mkldnn.enabled = bool(requested.get("mkldnn", True))
         # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
@@ -149,8 +150,8 @@ class TorchBackend(Backend):
             "compile": self._compiled is not None and graphs > 0,
             "compiled_graphs": graphs,
             "compile_mode": self.settings.get("compile_mode", "default"),
-            # Dynamo traced recurrent layers too (nn.LSTM): see _compile
-            "compile_allow_rnn": self._allow_rnn,
+            # Dynamo traced recurrent layers too (nn.LSTM): see compiled.py; None: eager
+            "compile_allow_rnn": self._compiled.allow_rnn if self._compiled else None,
             "fused_optimizer": fused,
             "precision": precision_block(
                 self.precision,
@@ -250,7 +251,8 @@ class TorchBackend(Backend):
         if self.settings.get("compile"):
             # Compiles lazily on the first call: that cost lands in the first step, which the
             # measurement reports as start-up, never as steady state.
-            forward = self._compiled = self._compile(model)
+            mode = self.settings.get("compile_mode", "default")
+            forward = self._compiled = CompiledForward(model, mode)
         # Training mode (BatchNorm batch statistics, dropout): Keras' train_on_batch and fit
         # train with training=True whatever ran before, e.g. an inference-mode predict.
         model.train()
@@ -274,22 +276,6 @@ class TorchBackend(Backend):
             return loss.detach(), logits.detach()
 
         return step, objective
-
-    def _compile(self, model: nn.Module):
-        """torch.compile with Dynamo's allow_rnn on while it traces: by default Dynamo leaves
-        nn.LSTM/GRU/RNN to eager, and an LSTM model then compiles no graph at all. Traced, the
-        recurrence is unrolled over the sequence, so its compile grows with the sequence length
-        (bilstm, 100 steps: minutes on one core). Patched per call, never process-wide."""
-        import torch._dynamo
-
-        compiled = torch.compile(model, mode=self.settings.get("compile_mode", "default"))
-
-        def forward(*args, **kwargs):
-            with torch._dynamo.config.patch(allow_rnn=True):
-                self._allow_rnn = torch._dynamo.config.allow_rnn  # read back for the record
-                return compiled(*args, **kwargs)
-
-        return forward
 
     def _optimizer_params(self):
         """The parameters the optimizer updates: float32 master weights in a mixed run."""
