@@ -79,7 +79,9 @@ def summary(mkl_calls: Counter, onednn: Counter, onednn_isa: str | None) -> str:
     return "; ".join(parts) or "no MKL or oneDNN calls logged (Eigen or native kernels)"
 
 
-def probe(run_dir: Path, timeout_s: float = TIMEOUT_S, precision: str = "float32") -> dict[str, Any]:
+def probe(
+    run_dir: Path, timeout_s: float = TIMEOUT_S, precision: str = "float32"
+) -> dict[str, Any]:
     """Run the probe process for the run in `run_dir` (its spec.json) and parse what it logged;
     `bf16` says per op type which kernel and ISA ran and flags a bfloat16 run whose products
     did not run on bfloat16 units (bf16_evidence.py)."""
