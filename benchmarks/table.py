@@ -78,12 +78,21 @@ OUTCOME_WORDS = {
 }
 
 
+def outcome_words(outcome: str, margin: float) -> str:
+    """A decided outcome in the table's words ("undecided" for the rest)."""
+    return OUTCOME_WORDS.get(outcome, "undecided").format(m=f"{margin:.0%}")
+
+
+def row_margin(r: dict[str, Any]) -> float:
+    """The margin a row of the sequential engine was decided at."""
+    return float(r["decision"]["margin"])
+
+
 def decided_cell(r: dict[str, Any], length: str) -> str:
     """A row of the sequential engine: its decision, interval and pairs."""
     d = sequential.Decision(**r["decision"])
-    margin = f"{d.margin:.0%}"
     if d.outcome in OUTCOME_WORDS:
-        outcome = OUTCOME_WORDS[d.outcome].format(m=margin)
+        outcome = outcome_words(d.outcome, d.margin)
     else:
         reach = "no margin" if d.resolvable_margin is None else f"+-{d.resolvable_margin:.1%}"
         outcome = f"undecided at its budget ({d.stopped_by}; resolves {reach})"

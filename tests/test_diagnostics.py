@@ -50,10 +50,37 @@ def test_the_headline_chart_draws_the_published_speed_table(tmp_path):
     rows = headline_chart.bars()
     assert len(rows) == 16  # eight workloads on two backends
     page = (REPO_ROOT / "docs" / "findings" / "2026-11-30-speed-study.md").read_text()
-    for label, median, low, high in rows:
-        model, backend = label.split(", ")
+    for bar in rows:
+        model, backend = bar.label.split(", ")
         # the row's twinbench / outside code cell, as benchmarks.table printed it
-        assert f"| {model} | {backend} | {median:.3f} [{low:.3f}, {high:.3f}]" in page
+        assert f"| {model} | {backend} | {bar.ratio:.3f} [{bar.low:.3f}, {bar.high:.3f}]" in page
     out = tmp_path / "chart.png"
     headline_chart.draw(rows, out)
     assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+TURNS_TABLE = REPO_ROOT / "measurements" / "2026-12-01"
+TURNS_PAGE = REPO_ROOT / "docs" / "findings" / "2026-12-01-speed-table-in-turns.md"
+
+
+def test_the_chart_in_turns_draws_each_rows_decision_as_the_findings_table_gives_it(tmp_path):
+    from benchmarks import table
+    from benchmarks.diagnostics import headline_chart
+
+    files = sorted(TURNS_TABLE.glob("speed-turns*/outside-*.json"))
+    bars = headline_chart.decided_bars(files)
+    assert len(bars) >= 4  # the rows measured in turns so far
+    page = TURNS_PAGE.read_text()
+    for bar in bars:
+        model, backend = bar.label.split(", ")
+        interval = "[no interval yet]" if bar.low != bar.low else f"[{bar.low:.3f}, {bar.high:.3f}]"
+        words = table.outcome_words(bar.outcome, 0.05)
+        # the row's twinbench / outside code cell, as benchmarks.table printed it
+        assert f"| {model} | {backend} | {bar.ratio:.3f} {interval}, {words}" in page
+    out = tmp_path / "chart.png"
+    headline_chart.draw(bars, out, "in turns", margin=0.05)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(SystemExit, match="not a row of the sequential engine"):
+        headline_chart.decided_bars(
+            [REPO_ROOT / "measurements" / "2026-11-30" / "outside-textgen.json"]
+        )
