@@ -84,3 +84,23 @@ def test_the_chart_in_turns_draws_each_rows_decision_as_the_findings_table_gives
         headline_chart.decided_bars(
             [REPO_ROOT / "measurements" / "2026-11-30" / "outside-textgen.json"]
         )
+
+
+def test_idle_stretches_are_the_seconds_a_process_gains_no_cpu_outside_its_turn_waits():
+    from benchmarks.diagnostics.idle_stretches import parse, stretches
+
+    def rows(pid, name, ticks_and_waits):
+        return [
+            f"{i * 0.25:.2f} {pid} {name} {ticks} {wait} S:futex_do_waitx3"
+            for i, (ticks, wait) in enumerate(ticks_and_waits)
+        ]
+
+    busy = stall = "futex_do_wait"
+    holding = [(t, busy) for t in (0, 25, 50)] + [(50, stall)] * 8 + [(75, busy), (100, busy)]
+    waiting = [(0, busy)] + [(0, "anon_pipe_read")] * 10 + [(25, busy)]
+    log = "\n".join(rows(1, "twinbench.worker", holding) + rows(2, "benchmarks.ports.x", waiting))
+    found = stretches(parse(log), min_s=1.0)
+    # the process that held its turn and computed nothing for 2 s is found, the one that waited
+    # for its turn on the pipe is not
+    assert [(s.pid, round(s.seconds, 2)) for s in found] == [(1, 2.0)]
+    assert stretches(parse(log), min_s=3.0) == []
