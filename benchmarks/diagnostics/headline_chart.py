@@ -35,6 +35,7 @@ RERUNS = (
 GOAL = 1 / 0.98  # twinbench at least 0.98x the other side's speed
 DEFAULT_OUT = REPO_ROOT / "docs" / "img" / "speed-vs-outside-2026-11-30.png"
 DEFAULT_TITLE = "twinbench against the code users write\n2 cores, quiet machine, 2026-11-30"
+TURNS_XLIM = (0.4, 2.5)  # the chart of rows in turns: where its outcomes are told apart
 # a decided row's colour says its outcome; an undecided row is grey
 OUTCOME_COLOURS = {
     "a_faster": "#1e7b34",
@@ -106,18 +107,30 @@ def draw(rows: list[Bar], out: Path, title: str | None = None, margin: float | N
     if margin is None:
         ax.axvline(GOAL, color="#c0392b", lw=1, ls="--", label="goal: at most 1/0.98 = 1.020")
     else:
+        # A log axis keeps ratios and their inverses equally far from 1; a row whose confidence
+        # sequence is still wider runs off the edge (its cell in the table gives the numbers).
+        ax.set_xscale("log")
+        ax.set_xlim(*TURNS_XLIM)
         ax.axvspan(1 - margin, 1 + margin, color="#dddddd", alpha=0.6, label=f"±{margin:.0%}")
         for outcome, colour in OUTCOME_COLOURS.items():
             if any(b.outcome == outcome for b in rows):
                 ax.plot([], [], "o", color=colour, label=table.outcome_words(outcome, margin))
     ax.set_yticks(list(range(len(rows))), [b.label for b in rows])
     ax.set_xlabel("twinbench / outside code, time per epoch (below 1: twinbench faster)")
+    if margin is not None:
+        from matplotlib.ticker import NullFormatter
+
+        ticks = [0.5, 0.75, 1.0, 1.5, 2.0]
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, fontsize=8)
+    else:
+        ax.legend(loc="lower right", fontsize=8)
     ax.set_title(title or DEFAULT_TITLE)
-    ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
+    fig.savefig(out, bbox_inches="tight")
     plt.close(fig)
 
 
