@@ -104,34 +104,37 @@ def draw(rows: list[Bar], out: Path, title: str | None = None, margin: float | N
         err = [[bar.ratio - bar.low], [bar.high - bar.ratio]]
         ax.errorbar(bar.ratio, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=3)
     ax.axvline(1.0, color="black", lw=1)
-    if margin is None:
-        ax.axvline(GOAL, color="#c0392b", lw=1, ls="--", label="goal: at most 1/0.98 = 1.020")
-    else:
-        # A log axis keeps ratios and their inverses equally far from 1; a row whose confidence
-        # sequence is still wider runs off the edge (its cell in the table gives the numbers).
-        ax.set_xscale("log")
-        ax.set_xlim(*TURNS_XLIM)
-        ax.axvspan(1 - margin, 1 + margin, color="#dddddd", alpha=0.6, label=f"±{margin:.0%}")
-        for outcome, colour in OUTCOME_COLOURS.items():
-            if any(b.outcome == outcome for b in rows):
-                ax.plot([], [], "o", color=colour, label=table.outcome_words(outcome, margin))
     ax.set_yticks(list(range(len(rows))), [b.label for b in rows])
     ax.set_xlabel("twinbench / outside code, time per epoch (below 1: twinbench faster)")
-    if margin is not None:
-        from matplotlib.ticker import NullFormatter
-
-        ticks = [0.5, 0.75, 1.0, 1.5, 2.0]
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, fontsize=8)
-    else:
+    if margin is None:
+        ax.axvline(GOAL, color="#c0392b", lw=1, ls="--", label="goal: at most 1/0.98 = 1.020")
         ax.legend(loc="lower right", fontsize=8)
+    else:
+        margin_axis(ax, rows, margin)
     ax.set_title(title or DEFAULT_TITLE)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, bbox_inches="tight")
     plt.close(fig)
+
+
+def margin_axis(ax, rows: list[Bar], margin: float) -> None:
+    """The chart of decided rows: the ±margin band, one legend entry per outcome drawn, and a
+    log axis (ratios and their inverses equally far from 1); a row whose confidence sequence is
+    still wider than the axis runs off its edge (its cell in the table gives the numbers)."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_xlim(*TURNS_XLIM)
+    ticks = [0.5, 0.75, 1.0, 1.5, 2.0]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.axvspan(1 - margin, 1 + margin, color="#dddddd", alpha=0.6, label=f"±{margin:.0%}")
+    for outcome, colour in OUTCOME_COLOURS.items():
+        if any(b.outcome == outcome for b in rows):
+            ax.plot([], [], "o", color=colour, label=table.outcome_words(outcome, margin))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, fontsize=8)
 
 
 def main(argv: list[str] | None = None) -> int:
