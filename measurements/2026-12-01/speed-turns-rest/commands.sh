@@ -5,9 +5,9 @@
 # median of the last three). One deadline for the whole script: each command's budget is its
 # rows' share of the minutes left, so rows that decide early leave time to the later ones.
 # Run from the repository root with nothing else running: `bash commands.sh outside` (the 16
-# outside-code rows) or `bash commands.sh bare` (the 16 bare-loop rows); about two hours each.
+# outside-code rows, about two hours), `bare-torch` and `bare-rest` (the 16 bare-loop rows).
 set -u
-PART=${1:?outside or bare}
+PART=${1:?outside, bare-torch or bare-rest}
 P=".venv/bin/python -m"
 OUT=measurements/2026-12-01/speed-turns-rest
 DEADLINE=$(( $(date +%s) + ${MINUTES:-120} * 60 ))
@@ -26,10 +26,13 @@ step() {  # rows, tool, file, args...
 [ $PART = outside ] && step 2 outside outside-fasttext --models fasttext --max-steps 6
 [ $PART = outside ] && step 2 outside outside-textgen --models textgen --max-steps 30
 [ $PART = outside ] && step 2 outside outside-gpt --models gpt --max-steps 20
-[ $PART = bare ] && step 10 overhead bare-60 --models tl_mlp cifar10_cnn bilstm charlstm imdb_transformer --steps 60
-[ $PART = bare ] && step 2 overhead bare-fasttext --models fasttext --steps 6
-[ $PART = bare ] && step 2 overhead bare-textgen --models textgen --steps 30
-[ $PART = bare ] && step 2 overhead bare-gpt --models gpt --steps 20
+# The bare-loop column: its five 60-step torch rows first (2026-12-02 01:08, MINUTES=28 bash
+# commands.sh bare-torch), the rest later (bash commands.sh bare-rest, about 100 minutes).
+[ $PART = bare-torch ] && ROWS_LEFT=5 && step 5 overhead bare-60-torch --models tl_mlp cifar10_cnn bilstm charlstm imdb_transformer --backends torch --steps 60
+[ $PART = bare-rest ] && ROWS_LEFT=11 && step 5 overhead bare-60-tensorflow --models tl_mlp cifar10_cnn bilstm charlstm imdb_transformer --backends tensorflow --steps 60
+[ $PART = bare-rest ] && step 2 overhead bare-fasttext --models fasttext --steps 6
+[ $PART = bare-rest ] && step 2 overhead bare-textgen --models textgen --steps 30
+[ $PART = bare-rest ] && step 2 overhead bare-gpt --models gpt --steps 20
 echo "=== $(date +%T) done"
 $P benchmarks.table --outside $(ls $OUT/outside-*.json) --bare $(ls $OUT/bare-*.json 2>/dev/null) > $OUT/table.md
 
