@@ -104,3 +104,13 @@ def test_idle_stretches_are_the_seconds_a_process_gains_no_cpu_outside_its_turn_
     # for its turn on the pipe is not
     assert [(s.pid, round(s.seconds, 2)) for s in found] == [(1, 2.0)]
     assert stretches(parse(log), min_s=3.0) == []
+
+
+def test_mkl_isa_times_each_instruction_setting_in_its_own_pinned_process():
+    from benchmarks.diagnostics import mkl_isa
+
+    core = min(os.sched_getaffinity(0))
+    rows = [mkl_isa.measure(s, 64, 2, core) for s in ("", "AVX2")]
+    assert [r["setting"] for r in rows] == ["(unset)", "AVX2"]  # what each child saw
+    assert all(r["cores"] == [core] and r["gflops"] > 0 for r in rows)
+    assert "MKL" in rows[0]["banner"]  # MKL's own banner, read from its verbose mode
