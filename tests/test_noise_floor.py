@@ -61,3 +61,29 @@ def test_calibrate_is_a_registered_command_that_refuses_too_few_pairs() -> None:
     with pytest.raises(SystemExit) as exit_:
         command.main(["--pairs", "2"], "twinbench calibrate")
     assert exit_.value.code == 2
+
+
+def test_calibration_alternates_which_half_starts_first_as_the_deciding_sweep_does(
+    monkeypatch, tmp_path: Path
+) -> None:
+    """A stand-in for the pair in turns: whichever job starts first steps in 1.0 s, the other in
+    2.0 s (an order effect). A/B must then be 0.5 in one pair and 2 in the next, so the floor's
+    spread holds the order effect instead of hiding it as a constant."""
+    import argparse
+
+    from twinbench.cli import calibrate
+    from twinbench.launch import together
+
+    def in_turns(jobs, ticks, gap_s):
+        return [
+            [{"status": "ok", "timing": {"steady_step_s": {"median": step}}, "resources": {}}]
+            for step in (1.0, 2.0)  # first started, second started
+        ]
+
+    monkeypatch.setattr(together, "run_together", in_turns)
+    args = argparse.Namespace(backend="torch", model="mlp", epochs=2, cpus=1, max_steps=5)
+    ratios = []
+    for i in range(4):
+        a, b = calibrate._pair_in_turns(args, tmp_path, DESIGN, i)
+        ratios.append(a["wall"] / b["wall"])
+    assert ratios == [0.5, 2.0, 0.5, 2.0]

@@ -7,9 +7,10 @@ A pair is measured as the deciding sweep measures its pairs (conf/decision/defau
 `pairing`): by default both runs at once, each a fresh worker, taking turns of steps
 (twinbench/launch/together.py); with `--pairing sequential` each run is a fresh `run.py` parent
 and worker, one after the other. A pair's ratio is run A's over run B's, of the same
-configuration. Their spread is this machine's noise floor for this workload, core count and
-pairing (twinbench/measure/noise.py), cached per machine like the GEMM peak, and the smallest
-margin a decision could resolve in the design's pair budget is printed. The deciding sweep
+configuration; which of the two starts first alternates from pair to pair, as in the sweep.
+Their spread is this machine's noise floor for this workload, core count and pairing
+(twinbench/measure/noise.py), cached per machine like the GEMM peak, and the smallest margin a
+decision could resolve in the design's pair budget is printed. The deciding sweep
 (+experiment=compare) reads it and warns before its first pair when its margin is finer.
 Exit status 0, or 2 for bad input.
 """
@@ -81,9 +82,18 @@ def _pair_in_turns(args: argparse.Namespace, folder: Path, design: Design, i: in
         cfg = compose("config", overrides=_overrides(args))
     body = OmegaConf.to_container(cfg, resolve=True)
     jobs = [(body, folder / f"pair-{i}-{half}") for half in ("a", "b")]
-    halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
-    a, b = ([_figures(r) for r in records] or [{}] for records in halves)
+    halves = together.run_together(in_start_order(i, jobs), design.turn_ticks, design.turn_gap_s)
+    a, b = ([_figures(r) for r in records] or [{}] for records in in_start_order(i, halves))
     return a[-1], b[-1]
+
+
+def in_start_order(i: int, pair: list[Any]) -> list[Any]:
+    """Pair i's (A, B) in the order they start: A first in even pairs, B first in odd ones (its
+    own inverse, so it also puts what they returned back as (A, B)). The deciding sweep
+    alternates which backend starts first from pair to pair; an A/A floor must see the same
+    order effect in its spread (here the half started first ran 1-2% slower at 1 core, in every
+    pair, on 2026-12-02), where always starting A first would hide it as a constant bias."""
+    return list(pair) if i % 2 == 0 else list(pair)[::-1]
 
 
 def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
@@ -115,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
         def run_pair(i: int) -> tuple[dict[str, float], dict[str, float]]:
             if design.pairing == "turns":
                 return _pair_in_turns(args, Path(tmp), design, i)
-            return _run_one(args, Path(tmp) / f"run-{2 * i}"), _run_one(
-                args, Path(tmp) / f"run-{2 * i + 1}"
-            )
+            runs = [Path(tmp) / f"run-{2 * i}", Path(tmp) / f"run-{2 * i + 1}"]
+            a, b = in_start_order(i, [_run_one(args, r) for r in in_start_order(i, runs)])
+            return a, b
 
         record = noise.calibrate(
             fingerprint,
