@@ -167,6 +167,36 @@ class TensorFlowBackend(KerasBackend):
         return history
 
     @staticmethod
+    def validation(model_cfg: dict[str, Any], data: Dataset, plan: TrainPlan) -> dict[str, Any]:
+        """fit's validation input: the batches Keras' array adapter would cut from the numpy
+        arrays (validation_steps batches of batch_size from the front of x_test, in order, the
+        last one partial), as a tf.data pipeline with autotuning off.
+
+        Keras makes a new iterator for every validation pass, and deleting an autotuned one waits
+        for tf.data's autotuner thread to wake from its sleep: seconds, at random, inside the
+        epoch (docs/findings/2026-12-01-speed-table-in-turns.md, "TensorFlow's pauses"; seen
+        again on 2026-12-02). Slicing consecutive rows needs no tuning, so nothing is lost."""
+        if not plan.validate:
+            return {}
+        bs = plan.batch_size
+        n = min(len(data.x_test), plan.eval_steps * bs)
+        x = tf.constant(data.x_test[:n])
+        y = tf.nest.map_structure(tf.constant, targets(model_cfg, data.y_test[:n]))
+
+        def batch(i):
+            rows = slice(i * bs, tf.minimum((i + 1) * bs, n))
+            return x[rows], tf.nest.map_structure(lambda t: t[rows], y)
+
+        options = tf.data.Options()
+        options.autotune.enabled = False
+        batches = tf.data.Dataset.range(plan.eval_steps).map(batch).with_options(options)
+        return {
+            "validation_data": batches,
+            "validation_steps": plan.eval_steps,
+            "validation_freq": plan.validation_epochs(),  # the epochs torch validates on
+        }
+
+    @staticmethod
     def _fed(data: Dataset, plan: TrainPlan) -> list[dict[str, Any]]:
         """The loop fingerprint (frameworks/loop_print.py), read from the index pipeline fit
         gathers by (_epoch_indices, the same function), before training: a tap inside the

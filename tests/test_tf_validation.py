@@ -1,0 +1,48 @@
+"""TensorFlow's validation input (TensorFlowBackend.validation): the same batches Keras' array
+adapter cuts from the numpy arrays, so the same val_loss, without tf.data's autotuner, whose
+wake-up an iterator's deletion waits for: seconds inside an epoch, at random
+(docs/findings/2026-12-02-new-host-verdict-flips.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from twinbench.paths import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def seen() -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.tf_validation_checks"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("eval_steps", ["5", "3"])
+def test_validation_batches_are_those_keras_cuts_from_the_arrays(seen, eval_steps):
+    case = seen[eval_steps]
+    assert case["ours"] == case["keras"]  # rows, sum of x, sum of y: the same rows exactly
+    sizes = [rows for rows, _, _ in case["ours"]]
+    assert sizes == ([16, 16, 16, 16, 11] if eval_steps == "5" else [16, 16, 16])
+
+
+@pytest.mark.parametrize("eval_steps", ["5", "3"])
+def test_fit_logs_the_same_val_loss_as_with_numpy_validation_data(seen, eval_steps):
+    logs = seen[eval_steps]["val_loss"]
+    assert logs["ours"] == pytest.approx(logs["numpy"], rel=1e-6)
+
+
+def test_the_validation_pipeline_runs_without_the_autotuner(seen):
+    assert seen["5"]["autotune"] is False
+    # fit is given batches: a validation_batch_size beside a dataset would be refused by Keras
+    assert seen["5"]["validation_keys"] == [
+        "validation_data",
+        "validation_freq",
+        "validation_steps",
+    ]
