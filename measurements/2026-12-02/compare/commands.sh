@@ -14,5 +14,6 @@ done
 # 4. The A/A noise floor of the same workload at 1 and 2 cores, in turns: calibrate-cpus*.log.
 .venv/bin/python -m twinbench.cli.calibrate --model mlp --cpus 1 --max-steps 100 --pairs 6 | tee measurements/2026-12-02/compare/calibrate-cpus1.log
 .venv/bin/python -m twinbench.cli.calibrate --model mlp --max-steps 100 --pairs 6 | tee measurements/2026-12-02/compare/calibrate-cpus2.log
-# 5. README command 1 again, now that the floor is cached: compare-2.log, decisions-compare-2.json.
+# 5. README command 1 again, now that the floor is cached: compare-2.log, decisions-compare-2.json;
+#    and once more after the TensorFlow validation change (07:07): compare-3.log, decisions-compare-3.json.
 .venv/bin/python run.py +experiment=compare hydra.sweep.dir=results/compare-2 2>&1 | tee measurements/2026-12-02/compare/compare-2.log
