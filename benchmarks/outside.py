@@ -1,7 +1,8 @@
 """Is twinbench as fast as the code users write? twinbench vs outside code, interleaved.
 
     python -m benchmarks.outside [--models mlp cnn ...] [--backends torch tensorflow]
-                                 [--pairs 6] [--epochs 3] [--cpus N] [--max-steps S] [--out F]
+                                 [--pairs 6] [--epochs 3] [--cpus N] [--max-steps S [model=S ...]]
+                                 [--out F]
                                  [--budget-minutes M]
 
 Outside code: the 2017 benchmark's Keras scripts ported to Keras 3 (benchmarks/ports/keras_*)
@@ -48,6 +49,19 @@ def outside_cmd(backend: str, model: str, cpus: int, epochs: int, max_steps: int
     return cmd + (["--max-steps", str(max_steps)] if max_steps else [])
 
 
+def step_caps(items: list[str]) -> dict[str, int]:
+    """--max-steps' items as {model: steps}, "*" for the bare number that caps every model."""
+    caps: dict[str, int] = {}
+    for item in items:
+        model, _, value = item.rpartition("=")
+        if model and model not in MODELS:
+            raise ValueError(f"--max-steps {item}: no workload {model!r} (one of {MODELS})")
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"--max-steps {item}: steps must be a positive whole number")
+        caps[model or "*"] = int(value)
+    return caps
+
+
 def outside_sample(cmd: list[str]) -> pairs.Sample:
     out, cpu_s = pairs.json_line_process(cmd)
     return pairs.Sample(pairs.steady(out["epoch_s"]), cpu_s, out["epoch_s"])
@@ -55,8 +69,18 @@ def outside_sample(cmd: list[str]) -> pairs.Sample:
 
 def main(argv: list[str] | None = None) -> int:
     p = pairs.arguments(__doc__, MODELS, MODELS, SETTINGS["pairs"], SETTINGS["epochs"])
-    p.add_argument("--max-steps", type=int, help="one cap for every model (default: the yaml's)")
+    p.add_argument(
+        "--max-steps",
+        nargs="+",
+        default=[],
+        metavar="S | MODEL=S",
+        help="steps per epoch: S for every model, MODEL=S for one (default: the yaml's)",
+    )
     args = pairs.parse(p, argv)
+    try:
+        caps = step_caps(args.max_steps)
+    except ValueError as e:
+        p.error(str(e))
     design = sequential.load_design(max_seconds=None)
     print(
         f"twinbench / outside code, seconds per epoch after the first; up to {args.pairs} pairs "
@@ -66,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
     for backend in args.backends:
         for model in args.models:
-            steps = args.max_steps or SETTINGS["max_steps"][model]
+            steps = caps.get(model, caps.get("*")) or SETTINGS["max_steps"][model]
             cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps)
             name = f"{backend:<11}{model:<{width}}"
             if cmd is None:
@@ -94,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             turned = in_turns if args.pairing == "turns" else None
             rows.append(pairs.Row(label, ours, lambda cmd=cmd: outside_sample(cmd), meta, turned))
     results = pairs.run_table(
-        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design
-    )
+        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
+        progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),
+    )  # fmt: skip
     pairs.write_out(args.out, args.cpus, results)
     return 0
 

@@ -79,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
             turned = in_turns if args.pairing == "turns" else None
             rows.append(pairs.Row(f"{backend:<11}{model:<{width}}", ours, theirs, meta, turned))
     results = pairs.run_table(
-        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design
-    )
+        rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
+        progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),
+    )  # fmt: skip
     pairs.write_out(args.out, args.cpus, results)
     return 0
 

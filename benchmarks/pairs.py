@@ -271,9 +271,10 @@ def arguments(
     p.add_argument(
         "--budget-minutes",
         type=float,
-        help="fit the whole table in about this long: each row gets an equal share of what is "
-        "left and runs as many of its --pairs as its first pair says fit (at least one; what "
-        "was trimmed is printed and kept in --out)",
+        help="fit the whole table in about this long: the rows run in rounds (pair k of every "
+        "undecided row, then pair k+1), and a row's next pair starts only while its last "
+        "pair's length fits before the deadline (at least one pair a row; what was trimmed is "
+        "printed and kept in --out)",
     )
     return p
 
@@ -308,13 +309,6 @@ class Row:
         return a, b
 
 
-def pairs_that_fit(requested: int, pair_s: float, share_s: float | None) -> int:
-    """How many pairs of `pair_s` seconds a row may run in `share_s` (None: all requested)."""
-    if share_s is None:
-        return requested
-    return max(1, min(requested, int(share_s // pair_s)))
-
-
 def run_table(
     rows: list[Row],
     pairs: int,
@@ -322,56 +316,73 @@ def run_table(
     say: Callable[[str], None] = print,
     now: Callable[[], float] = time.monotonic,
     design: sequential.Design | None = None,
+    progress: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each row's pairs, measured until its decision is reached or its budget runs out, and
-    their summary, printed as they come.
+    """Each row's pairs, measured in rounds until its decision is reached or the budget runs
+    out, and their summary, printed as they come.
 
-    After every pair the row's confidence sequence (conf/decision/default.yaml, twinbench/
-    sequential.py) is updated; the row stops at the first pair where it decides (faster beyond
-    the margin, slower beyond it, or equivalent within it): looking after each pair keeps its
-    error rate. Otherwise it runs up to `pairs` pairs, or as many as its share of the budget
-    allows, and says it is undecided at that budget. After the table's first pair the whole
-    run's length is estimated from it (a first look, not a promise). With a budget each row,
-    after its own first pair, gets an equal share of the time left; the record says what ended
-    the row (decided, max_pairs or max_seconds) and keeps the pairs asked for.
+    Round k runs pair k of every row still undecided, so under a budget no row is starved by the
+    rows before it: every row reaches the pair count where its confidence sequence first gives
+    an interval (5 pairs) before any row runs a sixth, and a row that decides leaves its time to
+    the rest. After every pair the row's confidence sequence (conf/decision/default.yaml,
+    twinbench/sequential.py) is updated; the row stops at the first pair where it decides
+    (faster beyond the margin, slower beyond it, or equivalent within it): looking after each
+    pair keeps its error rate. Otherwise it runs up to `pairs` pairs, or as many as the budget
+    allows: a row's next pair starts only if its last pair's length still fits before the
+    deadline (every row runs at least one). The record says what ended each row (decided,
+    max_pairs or max_seconds) and keeps the pairs asked for. After the table's first pair the
+    whole run's length is estimated from it (a first look, not a promise). `progress` is given
+    every row's summary so far after each pair (an interrupted table keeps what it measured).
     """
     design = design or sequential.load_design(max_seconds=None)
-    start, results = now(), []
-    for index, row in enumerate(rows):
-        say(row.label)
-        t0 = now()
-        measured = [row.pair(0, say, pairs)]
-        pair_s = now() - t0
-        if index == 0:
-            whole = pair_s * pairs * len(rows)
-            say(
-                f"  estimate: one pair took {pair_s:.0f} s; {len(rows)} rows x {pairs} pairs "
-                f"would take about {whole / 60:.0f} min at most (a row stops once decided)"
-                + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
-            )
-        share = None
-        if budget_minutes is not None:
-            left = budget_minutes * 60 - (now() - start)
-            share = (left + pair_s) / (len(rows) - index)  # this row's first pair counts in it
-        n = pairs_that_fit(pairs, pair_s, share)
-        if n < pairs:
-            say(f"  budget: at most {n} of {pairs} pairs ({share / 60:.1f} min for this row, "
-                f"{pair_s:.0f} s a pair)")  # fmt: skip
-        stopped_by = "max_pairs" if n == pairs else "max_seconds"
-        while not decided(measured, design) and len(measured) < n:
-            measured.append(row.pair(len(measured), say, pairs))
-        summary = summarise(measured, stopped_by, now() - t0, design)
-        say(line(row.label, summary))
-        results.append(
-            {
-                **row.meta,
-                **summary,
-                "pairing": "turns" if row.in_turns else "sequential",
-                "pairs_requested": pairs,
-                "trimmed": summary["decision"]["stopped_by"] == "max_seconds",
-            }
-        )
-    return results
+    start = now()
+    deadline = None if budget_minutes is None else start + budget_minutes * 60
+    measured: list[list[tuple[Sample, Sample]]] = [[] for _ in rows]
+    seconds = [0.0] * len(rows)
+    last_pair_s = [0.0] * len(rows)
+    ended: list[str | None] = [None] * len(rows)  # why a row stopped; None while it runs
+
+    def summary(i: int) -> dict[str, Any]:
+        s = summarise(measured[i], ended[i] or "max_pairs", seconds[i], design)
+        return {
+            **rows[i].meta,
+            **s,
+            "pairing": "turns" if rows[i].in_turns else "sequential",
+            "pairs_requested": pairs,
+            "trimmed": s["decision"]["stopped_by"] == "max_seconds",
+            "running": ended[i] is None,
+        }
+
+    for k in range(pairs):
+        for i, row in enumerate(rows):
+            if ended[i] is not None:
+                continue
+            if deadline is not None and k > 0 and now() + last_pair_s[i] > deadline:
+                ended[i] = "max_seconds"
+                left = max(0.0, deadline - now())
+                say(f"{row.label}: budget spent, stops at {k} of {pairs} pairs "
+                    f"({left:.0f} s left, {last_pair_s[i]:.0f} s a pair)")  # fmt: skip
+                say(line(row.label, summary(i)))
+                continue
+            say(row.label + (f" (round {k + 1})" if k else ""))
+            t0 = now()
+            measured[i].append(row.pair(k, say, pairs))
+            last_pair_s[i] = now() - t0
+            seconds[i] += last_pair_s[i]
+            if k == 0 and i == 0:
+                whole = last_pair_s[i] * pairs * len(rows)
+                say(
+                    f"  estimate: one pair took {last_pair_s[i]:.0f} s; {len(rows)} rows x "
+                    f"{pairs} pairs would take about {whole / 60:.0f} min at most (a row stops "
+                    "once decided)"
+                    + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
+                )
+            if decided(measured[i], design) or k + 1 == pairs:
+                ended[i] = "decided" if decided(measured[i], design) else "max_pairs"
+                say(line(row.label, summary(i)))
+            if progress is not None:
+                progress([summary(j) for j in range(len(rows)) if measured[j]])
+    return [summary(i) for i in range(len(rows)) if measured[i]]
 
 
 def decided(measured: list[tuple[Sample, Sample]], design: sequential.Design) -> bool:
@@ -380,5 +391,9 @@ def decided(measured: list[tuple[Sample, Sample]], design: sequential.Design) ->
 
 
 def write_out(path: Path | None, cpus: int, results: list[dict[str, Any]]) -> None:
+    """The table's pairs so far as JSON (rows still `running` are marked so); written whole to
+    a temporary file and renamed, so a kill or a full disk never leaves half a file."""
     if path:
-        path.write_text(json.dumps({"cpus": cpus, "results": results}, indent=2))
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps({"cpus": cpus, "results": results}, indent=2))
+        partial.replace(path)

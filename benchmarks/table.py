@@ -93,6 +93,8 @@ def decided_cell(r: dict[str, Any], length: str) -> str:
     d = sequential.Decision(**r["decision"])
     if d.outcome in OUTCOME_WORDS:
         outcome = outcome_words(d.outcome, d.margin)
+    elif r.get("running"):  # read from a table still being measured (or one that was stopped)
+        outcome = "undecided so far, its table still running or stopped"
     else:
         reach = "no margin" if d.resolvable_margin is None else f"+-{d.resolvable_margin:.1%}"
         outcome = f"undecided at its budget ({d.stopped_by}; resolves {reach})"

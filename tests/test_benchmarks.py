@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import before_after, outside, pairs
+from benchmarks import before_after, outside, pairs, table
 from twinbench.paths import REPO_ROOT
 
 PORTS = REPO_ROOT / "benchmarks" / "ports"
@@ -221,7 +221,58 @@ def test_a_budget_trims_pairs_so_the_table_fits_and_says_what_it_trimmed():
     assert all(r["trimmed"] and r["pairs_requested"] == 6 for r in results)
     assert all(r["decision"]["stopped_by"] == "max_seconds" for r in results)
     assert clock.t <= 16 * 60
-    assert any("at most 2 of 6 pairs" in s for s in said)
+    assert sum("budget spent, stops at 2 of 6 pairs" in s for s in said) == 8
+
+
+def test_a_budget_runs_rows_in_rounds_so_no_row_is_starved_by_the_rows_before_it():
+    """Rows of different costs under a budget for about five pairs each: every row reaches the
+    five pairs a confidence sequence needs for an interval, none runs a sixth before the others
+    have five; the rows took turns pair by pair, so the last row's pairs are spread over the
+    whole budget rather than crowded into its end."""
+    clock, order = FakeClock(), []
+
+    def side(name: str, seconds: float):
+        measure = clock.side(seconds, list(UNDECIDED))
+
+        def run():
+            order.append(name)
+            return measure()
+
+        return run
+
+    costs = {"cheap": 5, "dear": 40, "middling": 20}
+    rows = [pairs.Row(n, side(n, c), clock.side(c), {"row": n}) for n, c in costs.items()]
+    # One round costs 2 x (5 + 40 + 20) = 130 s; 11 min leave five rounds and part of a sixth.
+    results = pairs.run_table(rows, 12, 11, lambda s: None, now=lambda: clock.t)
+    counts = {r["row"]: r["pairs"] for r in results}
+    assert min(counts.values()) >= 5, counts
+    assert order[:6] == ["cheap", "dear", "middling"] * 2
+    assert counts["cheap"] > counts["dear"]  # the time a dear pair cannot use goes to cheap ones
+    assert all(r["decision"]["stopped_by"] == "max_seconds" for r in results)
+    assert clock.t <= 11 * 60
+
+
+def test_a_table_hands_over_every_rows_pairs_so_far_after_each_pair(tmp_path):
+    """--out is rewritten after every pair (an interrupted table keeps what it measured), rows
+    still measuring marked as running; the file is replaced whole, never left half-written."""
+    clock, snapshots = FakeClock(), []
+    out = tmp_path / "table.json"
+
+    def progress(so_far):
+        pairs.write_out(out, 2, so_far)
+        snapshots.append(json.loads(out.read_text())["results"])
+
+    results = pairs.run_table(
+        table_of(clock, 2), 3, None, lambda s: None, now=lambda: clock.t, progress=progress
+    )
+    assert [[r["pairs"] for r in snap] for snap in snapshots] == [
+        [1], [1, 1], [2, 1], [2, 2], [3, 2], [3, 3]
+    ]  # fmt: skip
+    assert [r["running"] for r in snapshots[2]] == [True, True]
+    assert [r["running"] for r in snapshots[-1]] == [False, False]
+    assert [r["running"] for r in results] == [False, False]
+    assert not list(tmp_path.glob("*.partial"))
+    assert "still running" in table.decided_cell(snapshots[2][0], "60 steps")
 
 
 def test_a_budget_gives_time_a_short_row_leaves_to_the_rows_after_it():
@@ -231,7 +282,7 @@ def test_a_budget_gives_time_a_short_row_leaves_to_the_rows_after_it():
         *table_of(clock, 1),
     ]
     results = pairs.run_table(rows, 6, 5, lambda s: None, now=lambda: clock.t)
-    # fast: 6 pairs of 10 s (1 min); slow gets the 4 min left: 4 pairs of 60 s.
+    # In rounds of 70 s: four of both, then the 20 s left fit two more 10 s pairs of fast only.
     assert [r["pairs"] for r in results] == [6, 4]
 
 
@@ -274,8 +325,17 @@ def test_a_row_in_turns_measures_its_pairs_through_the_turn_taking_pair():
 
 
 def test_a_row_always_runs_at_least_one_pair():
-    assert pairs.pairs_that_fit(6, pair_s=600, share_s=60) == 1
-    assert pairs.pairs_that_fit(6, pair_s=10, share_s=None) == 6
+    clock = FakeClock()
+    results = pairs.run_table(table_of(clock, 2, 600), 6, 1, lambda s: None, now=lambda: clock.t)
+    assert [r["pairs"] for r in results] == [1, 1]
+
+
+def test_outside_caps_steps_for_every_model_or_one_and_refuses_what_is_not_a_cap():
+    assert outside.step_caps(["60", "fasttext=6", "gpt=20"]) == {"*": 60, "fasttext": 6, "gpt": 20}
+    assert outside.step_caps([]) == {}
+    for bad in (["nosuchmodel=5"], ["gpt=0"], ["gpt=x"], ["-3"]):
+        with pytest.raises(ValueError, match="--max-steps"):
+            outside.step_caps(bad)
 
 
 def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys):
