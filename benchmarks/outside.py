@@ -49,19 +49,6 @@ def outside_cmd(backend: str, model: str, cpus: int, epochs: int, max_steps: int
     return cmd + (["--max-steps", str(max_steps)] if max_steps else [])
 
 
-def step_caps(items: list[str]) -> dict[str, int]:
-    """--max-steps' items as {model: steps}, "*" for the bare number that caps every model."""
-    caps: dict[str, int] = {}
-    for item in items:
-        model, _, value = item.rpartition("=")
-        if model and model not in MODELS:
-            raise ValueError(f"--max-steps {item}: no workload {model!r} (one of {MODELS})")
-        if not value.isdigit() or int(value) < 1:
-            raise ValueError(f"--max-steps {item}: steps must be a positive whole number")
-        caps[model or "*"] = int(value)
-    return caps
-
-
 def outside_sample(cmd: list[str]) -> pairs.Sample:
     out, cpu_s = pairs.json_line_process(cmd)
     return pairs.Sample(pairs.steady(out["epoch_s"]), cpu_s, out["epoch_s"])
@@ -78,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = pairs.parse(p, argv)
     try:
-        caps = step_caps(args.max_steps)
+        caps = pairs.step_caps(args.max_steps, MODELS)
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)

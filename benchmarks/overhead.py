@@ -1,8 +1,8 @@
 """Does twinbench slow down what it measures? twinbench vs a bare loop, A/B interleaved.
 
     python -m benchmarks.overhead [--models mlp cnn] [--backends torch tensorflow]
-                                  [--pairs 12] [--steps 100] [--epochs 3] [--cpus N] [--out F]
-                                  [--budget-minutes M]
+                                  [--pairs 12] [--steps S [MODEL=S ...]] [--epochs 3] [--cpus N]
+                                  [--out F] [--budget-minutes M]
 
 For each backend x model, `pairs` times: one twinbench run (run.py, fresh worker) and one bare
 run (benchmarks/bare_loop.py, fresh process), alternating which goes first, so drift on a shared
@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 
 from benchmarks import pairs, turn_pairs
+from models import catalog
 from twinbench import sequential
 
 NO_AUGMENTATION = ("model.augment=null",)  # the bare loop trains on the arrays as they are
@@ -38,46 +39,59 @@ def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.
 
 def main(argv: list[str] | None = None) -> int:
     p = pairs.arguments(__doc__, ["mlp", "cnn"], None, pairs=12, epochs=3)
-    p.add_argument("--steps", type=int, default=100)
+    p.add_argument(
+        "--steps",
+        nargs="+",
+        default=["100"],
+        metavar="S | MODEL=S",
+        help="training steps per epoch: S for every model, MODEL=S for one (default: 100)",
+    )
     args = pairs.parse(p, argv)
+    try:
+        caps = pairs.step_caps(args.steps, catalog.names(), "--steps")
+    except ValueError as e:
+        p.error(str(e))
     design = sequential.load_design(max_seconds=None)
     print(
         f"twinbench / bare loop, training time per epoch; up to {args.pairs} pairs per row "
-        f"({args.pairing}), {args.steps} steps x {args.epochs - 1} timed epochs, cpus={args.cpus}",
+        f"({args.pairing}), {' '.join(args.steps)} steps x {args.epochs - 1} timed epochs, "
+        f"cpus={args.cpus}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
     for backend in args.backends:
         for model in args.models:
+            steps = caps.get(model, caps.get("*", 100))
 
-            def ours(backend=backend, model=model):
+            def ours(backend=backend, model=model, steps=steps):
                 return pairs.twinbench(
                     backend,
                     model,
                     args.cpus,
                     args.epochs,
-                    args.steps,
+                    steps,
                     validation=False,
                     overrides=NO_AUGMENTATION if model == "cifar10_cnn" else (),
                 )
 
-            def theirs(backend=backend, model=model):
-                return bare(backend, model, args.cpus, args.steps, args.epochs)
+            def theirs(backend=backend, model=model, steps=steps):
+                return bare(backend, model, args.cpus, steps, args.epochs)
 
-            def in_turns(i: int, backend=backend, model=model):
+            def in_turns(i: int, backend=backend, model=model, steps=steps):
                 return turn_pairs.measure_pair(
                     pairs.twinbench_overrides(
-                        backend, model, args.cpus, args.epochs, args.steps,
+                        backend, model, args.cpus, args.epochs, steps,
                         NO_AUGMENTATION if model == "cifar10_cnn" else (),
                     ),
-                    bare_cmd(backend, model, args.cpus, args.steps, args.epochs),
+                    bare_cmd(backend, model, args.cpus, steps, args.epochs),
                     validation=False, twinbench_first=i % 2 == 0,
                     ticks=design.turn_ticks, gap_s=design.turn_gap_s,
                 )  # fmt: skip
 
-            meta = {"backend": backend, "model": model, "steps": args.steps}
+            meta = {"backend": backend, "model": model, "steps": steps}
             turned = in_turns if args.pairing == "turns" else None
-            rows.append(pairs.Row(f"{backend:<11}{model:<{width}}", ours, theirs, meta, turned))
+            label = f"{backend:<11}{model:<{width}}({steps} steps) "
+            rows.append(pairs.Row(label, ours, theirs, meta, turned))
     results = pairs.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
         progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),

@@ -290,6 +290,19 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namesp
     return args
 
 
+def step_caps(items: list[str], models: list[str], flag: str = "--max-steps") -> dict[str, int]:
+    """A steps option's items as {model: steps}, "*" for the bare number that caps every model."""
+    caps: dict[str, int] = {}
+    for item in items:
+        model, _, value = item.rpartition("=")
+        if model and model not in models:
+            raise ValueError(f"{flag} {item}: no workload {model!r} (one of {models})")
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"{flag} {item}: steps must be a positive whole number")
+        caps[model or "*"] = int(value)
+    return caps
+
+
 @dataclass
 class Row:
     label: str

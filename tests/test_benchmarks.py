@@ -330,12 +330,13 @@ def test_a_row_always_runs_at_least_one_pair():
     assert [r["pairs"] for r in results] == [1, 1]
 
 
-def test_outside_caps_steps_for_every_model_or_one_and_refuses_what_is_not_a_cap():
-    assert outside.step_caps(["60", "fasttext=6", "gpt=20"]) == {"*": 60, "fasttext": 6, "gpt": 20}
-    assert outside.step_caps([]) == {}
+def test_the_tables_cap_steps_for_every_model_or_one_and_refuse_what_is_not_a_cap():
+    caps = pairs.step_caps(["60", "fasttext=6", "gpt=20"], outside.MODELS)
+    assert caps == {"*": 60, "fasttext": 6, "gpt": 20}
+    assert pairs.step_caps([], outside.MODELS) == {}
     for bad in (["nosuchmodel=5"], ["gpt=0"], ["gpt=x"], ["-3"]):
         with pytest.raises(ValueError, match="--max-steps"):
-            outside.step_caps(bad)
+            pairs.step_caps(bad, outside.MODELS)
 
 
 def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys):
