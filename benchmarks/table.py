@@ -97,6 +97,10 @@ def decided_cell(r: dict[str, Any], length: str) -> str:
         outcome = "undecided so far, its table still running or stopped"
     else:
         reach = "no margin" if d.resolvable_margin is None else f"+-{d.resolvable_margin:.1%}"
+        shown = d.shown_difference()
+        if shown is not None:  # the interval excludes 1, short of the margin
+            side = "twinbench" if shown[0] == "a" else "the other side"
+            reach += f"; {side} faster by at least {shown[1]:.1%}"
         outcome = f"undecided at its budget ({d.stopped_by}; resolves {reach})"
     interval = (
         f"[{d.ratio_low:.3f}, {d.ratio_high:.3f}]"

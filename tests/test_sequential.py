@@ -123,6 +123,22 @@ def test_undecided_at_budget_states_the_margin_it_could_resolve() -> None:
     assert "resolve a margin of" in decision.line()
 
 
+def test_an_undecided_interval_that_excludes_equality_says_which_side_it_shows_faster() -> None:
+    """Pairs spread around +5% with a 5% margin: neither beyond the margin nor within it, but
+    the interval excludes 1 and says so, with the bound it shows; one around 1 shows none."""
+    d = Design(margin=0.05, max_pairs=12, max_seconds=None)
+    slower = seq.decide_sequence([1.05, 1.08, 1.03, 1.06, 1.04, 1.07, 1.02, 1.05], d)
+    assert slower.outcome == "undecided" and slower.ratio_low > 1
+    assert slower.shown_difference() == ("b", pytest.approx(slower.ratio_low - 1))
+    assert "show tensorflow faster by at least" in slower.verdict("torch", "tensorflow")
+    quicker = seq.decide_sequence([1 / r for r in [1.05, 1.08, 1.03, 1.06, 1.04, 1.07]], d)
+    assert quicker.shown_difference() == ("a", pytest.approx(1 / quicker.ratio_high - 1))
+    around_one = seq.decide_sequence([1.0, 1.08, 0.93, 1.05, 0.96, 1.02], d)
+    assert around_one.shown_difference() is None
+    assert "faster by at least" not in around_one.verdict()
+    assert seq.decide_sequence([1.04, 1.04], d).shown_difference() is None  # no interval yet
+
+
 def test_run_sequence_stops_on_the_seconds_budget_and_says_so() -> None:
     clock = iter(range(0, 1000, 100))  # every reading 100 s later
     d = Design(max_pairs=40, max_seconds=250)

@@ -211,7 +211,25 @@ class Decision:
             if self.resolvable_margin is None
             else f"a margin of +-{self.resolvable_margin:.1%}"
         )
-        return f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
+        text = f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
+        shown = self.shown_difference()
+        if shown is not None:
+            winner, at_least = shown
+            name = a if winner == "a" else b
+            text += f", and show {name} faster by at least {at_least:.1%} (less than the margin)"
+        return text
+
+    def shown_difference(self) -> tuple[str, float] | None:
+        """Where an undecided interval excludes equality: which side it shows faster ("a" or
+        "b") and by at least how much, or None. The confidence sequence covers at whatever pair
+        it is read, so its end that excludes 1 is as valid as the margins it did not reach."""
+        if not 0 < self.ratio_low <= self.ratio_high < math.inf:
+            return None
+        if self.ratio_low > 1:
+            return "b", self.ratio_low - 1
+        if self.ratio_high < 1:
+            return "a", 1 / self.ratio_high - 1
+        return None
 
     def interval(self) -> str:
         """The ratio and its interval, or why there is no interval yet."""
