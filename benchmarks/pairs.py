@@ -390,8 +390,9 @@ def run_table(
                     "once decided)"
                     + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
                 )
-            if decided(measured[i], design) or k + 1 == pairs:
-                ended[i] = "decided" if decided(measured[i], design) else "max_pairs"
+            now_decided = decided(measured[i], design)
+            if now_decided or k + 1 == pairs:
+                ended[i] = "decided" if now_decided else "max_pairs"
                 say(line(row.label, summary(i)))
             if progress is not None:
                 progress([summary(j) for j in range(len(rows)) if measured[j]])
