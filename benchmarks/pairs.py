@@ -343,8 +343,8 @@ def run_table(
     pair keeps its error rate. Otherwise it runs up to `pairs` pairs, or as many as the budget
     allows: a row's next pair starts only if its last pair's length still fits before the
     deadline (every row runs at least one). The record says what ended each row (decided,
-    max_pairs or max_seconds) and keeps the pairs asked for. After the table's first pair the
-    whole run's length is estimated from it (a first look, not a promise). `progress` is given
+    max_pairs or max_seconds) and keeps the pairs asked for. After the first round the whole
+    run's length is estimated from it (`estimate`). `progress` is given
     every row's summary so far after each pair (an interrupted table keeps what it measured).
     """
     design = design or sequential.load_design(max_seconds=None)
@@ -382,14 +382,8 @@ def run_table(
             measured[i].append(row.pair(k, say, pairs))
             last_pair_s[i] = now() - t0
             seconds[i] += last_pair_s[i]
-            if k == 0 and i == 0:
-                whole = last_pair_s[i] * pairs * len(rows)
-                say(
-                    f"  estimate: one pair took {last_pair_s[i]:.0f} s; {len(rows)} rows x "
-                    f"{pairs} pairs would take about {whole / 60:.0f} min at most (a row stops "
-                    "once decided)"
-                    + (f" (budget {budget_minutes:g} min)" if budget_minutes is not None else "")
-                )
+            if k == 0 and i == len(rows) - 1:
+                say(estimate(sum(last_pair_s), len(rows), pairs, budget_minutes, design))
             now_decided = decided(measured[i], design)
             if now_decided or k + 1 == pairs:
                 ended[i] = "decided" if now_decided else "max_pairs"
@@ -397,6 +391,33 @@ def run_table(
             if progress is not None:
                 progress([summary(j) for j in range(len(rows)) if measured[j]])
     return [summary(i) for i in range(len(rows)) if measured[i]]
+
+
+def estimate(
+    round_s: float, rows: int, pairs: int, budget_minutes: float | None, design: sequential.Design
+) -> str:
+    """One line after the first round: how long all the pairs asked for would take, and, under
+    a budget, how many rounds it allows, with a warning when that is fewer than the pairs a
+    row's confidence sequence needs to be finite (those rows would end without an interval).
+
+    From the whole round, not its first pair: rows differ in cost by 10x and more, so one
+    cheap row's pair would promise a table far shorter than it is."""
+    text = (
+        f"  estimate: the first round (one pair of each of the {rows} rows) took "
+        f"{round_s / 60:.1f} min; {pairs} rounds would take about {round_s * pairs / 60:.0f} min "
+        "at most (a row stops once decided)"
+    )
+    if budget_minutes is None or round_s <= 0:
+        return text
+    rounds = int(budget_minutes * 60 // round_s)
+    text += f"; the budget ({budget_minutes:g} min) allows about {rounds} rounds"
+    need = design.first_interval_pairs
+    if rounds < min(need, pairs):
+        text += (
+            f", fewer than the {need} pairs a row needs for an interval: give about "
+            f"{need * round_s / 60:.0f} min, or fewer rows"
+        )
+    return text
 
 
 def decided(measured: list[tuple[Sample, Sample]], design: sequential.Design) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import before_after, outside, pairs, table
+from twinbench import sequential
 from twinbench.paths import REPO_ROOT
 
 PORTS = REPO_ROOT / "benchmarks" / "ports"
@@ -201,16 +203,39 @@ def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[pairs.R
     ]
 
 
-def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_up_front():
+def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_after_a_round():
     clock, said = FakeClock(), []
-    results = pairs.run_table(table_of(clock, 3), 4, None, said.append, now=lambda: clock.t)
+    # a row three times as dear as the others: the first row's pair does not tell the round
+    dear = pairs.Row("dear", clock.side(90.0, list(UNDECIDED)), clock.side(90.0), {"row": 2})
+    rows = [*table_of(clock, 2), dear]
+    results = pairs.run_table(rows, 4, None, said.append, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [4, 4, 4] and not any(r["trimmed"] for r in results)
     estimates = [s for s in said if "estimate" in s]
     assert estimates == [
-        "  estimate: one pair took 60 s; 3 rows x 4 pairs would take about 12 min at most (a row "
-        "stops once decided)"
+        "  estimate: the first round (one pair of each of the 3 rows) took 5.0 min; 4 rounds "
+        "would take about 20 min at most (a row stops once decided)"
     ]
-    assert said.index(estimates[0]) < said.index("row1")  # printed during the first row
+    assert said.index("dear") < said.index(estimates[0]) < said.index("row0 (round 2)")
+
+
+def test_the_estimate_warns_when_a_budget_leaves_rows_without_an_interval():
+    design = sequential.load_design(max_seconds=None)
+    need = design.first_interval_pairs  # 5 with conf/decision/default.yaml
+    short = pairs.estimate(480.0, 10, 12, 35, design)  # rounds of 8 min, 35 min: 4 rounds
+    assert short.endswith(
+        f"allows about 4 rounds, fewer than the {need} pairs a row needs for an interval: "
+        f"give about {need * 8} min, or fewer rows"
+    )
+    enough = pairs.estimate(480.0, 10, 12, 55, design)
+    assert enough.endswith("the budget (55 min) allows about 6 rounds")
+    assert "fewer than" not in pairs.estimate(480.0, 10, 3, 30, design)  # 3 asked, 3 fit
+
+
+def test_the_first_interval_comes_where_the_confidence_sequence_first_is_finite():
+    design = sequential.load_design(max_seconds=None)
+    n = design.first_interval_pairs
+    _, high = sequential.running_bounds([0.01, -0.02, 0.03, 0.0, 0.01, -0.01][: n + 1], design)
+    assert all(map(math.isinf, high[0][: n - 1])) and math.isfinite(high[0][n - 1])
 
 
 def test_a_budget_trims_pairs_so_the_table_fits_and_says_what_it_trimmed():

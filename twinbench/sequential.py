@@ -110,6 +110,15 @@ class Design:
     def log_margin(self) -> float:
         return math.log1p(self.margin)
 
+    @property
+    def first_interval_pairs(self) -> int:
+        """The fewest pairs after which the confidence sequence is finite (before them it is the
+        whole line, whatever the pairs say): the least a budget must give a row."""
+        n = np.arange(1, self.max_pairs + 1, dtype=float)
+        finite = np.isfinite(half_widths(n, np.ones_like(n), self.alpha, self.prior_precision))
+        finite &= n >= self.min_pairs
+        return int(n[finite][0]) if finite.any() else self.max_pairs + 1
+
 
 def load_design(path: Path = CONFIG, **overrides: Any) -> Design:
     """The design in conf/ (or `path`), with `overrides` (e.g. margin=0.1, max_seconds=None)
