@@ -58,7 +58,13 @@ def twinbench_sample(record: dict[str, Any], validation: bool) -> Sample:
     if record.get("status") != "ok":
         raise RuntimeError(f"twinbench {record.get('model')} failed: {record.get('error')}")
     epochs = record["epoch_times_s"] if validation else record["train_times_s"]
-    cpu_s = (record.get("resources") or {}).get("cpu_time_training_s") or 0.0
+    used = record.get("resources") or {}
+    # the CPU spent over the same spans the wall times cover: without validation, the training
+    # parts (records from before 2026-12-02 have only the whole epochs' figure)
+    cpu_s = (None if validation else used.get("cpu_time_training_steps_s")) or used.get(
+        "cpu_time_training_s"
+    )
+    cpu_s = cpu_s or 0.0
     return Sample(steady(epochs), cpu_s, list(epochs), record.get("turns"))
 
 

@@ -22,6 +22,9 @@ class RunClock:
     # spent over exactly the spans the epoch times cover.
     cpu_ns: Callable[[], int] = time.process_time_ns
     epoch_cpu_ns: list[tuple[int, int]] = field(default_factory=list)  # (start, end) per epoch
+    # (start, start of validation) per epoch: the CPU spans the training parts (train_times_s)
+    # cover; the end of the epoch where it did not validate
+    train_cpu_ns: list[tuple[int, int]] = field(default_factory=list)
     epoch_start_ns: list[int] = field(default_factory=list)
     epoch_end_ns: list[int] = field(default_factory=list)
     val_start_ns: list[int] = field(default_factory=list)
@@ -50,6 +53,7 @@ class RunClock:
 
     def validation_begin(self) -> None:
         self.val_start_ns.append(self.now())
+        self.train_cpu_ns.append((self._cpu_start_ns, self._cpu()))
 
     def training_end(self) -> None:
         """After the last epoch: a run taking turns waits for its partner to finish training."""
@@ -57,13 +61,14 @@ class RunClock:
             self.turns.end()
 
     def epoch_end(self) -> None:
-        now = self.now()
+        now, cpu = self.now(), self._cpu()
         if len(self.val_start_ns) < len(self.epoch_start_ns):
             # No validation this epoch (validate_every, or none at all): its training part ends
             # with it, so val_start_ns stays one entry per epoch when only some epochs validate.
             self.val_start_ns.append(now)
+            self.train_cpu_ns.append((self._cpu_start_ns, cpu))
         self.epoch_end_ns.append(now)
-        self.epoch_cpu_ns.append((self._cpu_start_ns, self._cpu()))
+        self.epoch_cpu_ns.append((self._cpu_start_ns, cpu))
 
     # Derived figures, in seconds.
     def epoch_times_s(self) -> list[float]:

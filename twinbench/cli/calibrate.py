@@ -28,6 +28,7 @@ from typing import Any
 from frameworks import registry
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
+from twinbench.launch import decide
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.paths import REPO_ROOT
@@ -66,7 +67,7 @@ def _figures(record: dict[str, Any]) -> dict[str, float]:
         return {}
     return {
         "wall": record["timing"]["steady_step_s"]["median"],
-        "cpu": (record.get("resources") or {}).get("cpu_time_training_s") or 0.0,
+        "cpu": decide.training_cpu_s(record) or 0.0,
     }
 
 

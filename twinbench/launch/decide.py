@@ -26,6 +26,13 @@ from twinbench.sequential import Decision, Design, decide_sequence
 DECISIONS_FILE = "decisions.json"
 
 
+def training_cpu_s(record: dict[str, Any]) -> float | None:
+    """The CPU seconds of a run's training steps, validation left out, as the wall measure
+    (steady steps) leaves it out; records from before 2026-12-02 have only the whole epochs'."""
+    used = record.get("resources") or {}
+    return used.get("cpu_time_training_steps_s") or used.get("cpu_time_training_s")
+
+
 def pair_value(record: dict[str, Any], measure: str) -> float | None:
     """What a run contributes to its pair's ratio: the median steady step (wall) or the CPU
     seconds of its training (cpu); None for a failed run or a missing figure."""
@@ -34,7 +41,7 @@ def pair_value(record: dict[str, Any], measure: str) -> float | None:
     if measure == "wall":
         value = ((record.get("timing") or {}).get("steady_step_s") or {}).get("median")
     else:
-        value = (record.get("resources") or {}).get("cpu_time_training_s")
+        value = training_cpu_s(record)
     return float(value) if value and value > 0 else None
 
 

@@ -174,7 +174,10 @@ class Resources(Block):
 
     peak_rss_mib: float = spec("high-water mark of resident memory", "MiB")
     cpu_time_s: float = spec("user + system CPU time of the whole process", "s")
-    cpu_time_training_s: float = spec("CPU time during training", "s")
+    cpu_time_training_s: float = spec("CPU time over the epochs, validation included", "s")
+    cpu_time_training_steps_s: float = spec(
+        "CPU time over the epochs' training parts, validation left out (train_times_s)", "s"
+    )
     busy_cores_training: float | None = spec("CPU seconds per wall second in training", "cores")
 
 

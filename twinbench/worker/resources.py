@@ -23,6 +23,10 @@ def usage(clock: RunClock) -> dict[str, Any]:
     Training's CPU time is read at the epochs' own boundaries, the spans their wall times cover.
     It once ran from before the framework's first trace to after the last epoch, against the
     epochs' wall time alone, and a short run read 20 to 33 busy cores on a 2-core machine.
+    The epochs' training parts alone (validation left out, the spans train_times_s covers) have
+    their own CPU time: a comparison of training parts' wall times compares that one. Against
+    a loop that never validates, the whole epochs' CPU once read as 20-26% more CPU for
+    twinbench on the rows that validate (docs/findings/2026-12-02-bare-loop-and-noise-floor.md).
     """
     busy = clock.busy_cores()
     return {
@@ -30,5 +34,6 @@ def usage(clock: RunClock) -> dict[str, Any]:
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "cpu_time_s": cpu_seconds(),
         "cpu_time_training_s": sum(e - s for s, e in clock.epoch_cpu_ns) / 1e9,
+        "cpu_time_training_steps_s": sum(e - s for s, e in clock.train_cpu_ns) / 1e9,
         "busy_cores_training": busy,
     }
