@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.pairs import Sample, steady
+from twinbench.launch import decide, together, turns
 from twinbench.launch import runner as launch
-from twinbench.launch import together, turns
 from twinbench.paths import CONF_DIR, REPO_ROOT
 
 
@@ -58,13 +58,10 @@ def twinbench_sample(record: dict[str, Any], validation: bool) -> Sample:
     if record.get("status") != "ok":
         raise RuntimeError(f"twinbench {record.get('model')} failed: {record.get('error')}")
     epochs = record["epoch_times_s"] if validation else record["train_times_s"]
-    used = record.get("resources") or {}
     # the CPU spent over the same spans the wall times cover: without validation, the training
-    # parts (records from before 2026-12-02 have only the whole epochs' figure)
-    cpu_s = (None if validation else used.get("cpu_time_training_steps_s")) or used.get(
-        "cpu_time_training_s"
-    )
-    cpu_s = cpu_s or 0.0
+    # parts (decide.training_cpu_s)
+    whole = (record.get("resources") or {}).get("cpu_time_training_s")
+    cpu_s = (whole if validation else decide.training_cpu_s(record)) or 0.0
     return Sample(steady(epochs), cpu_s, list(epochs), record.get("turns"))
 
 
