@@ -9,9 +9,10 @@ run (benchmarks/bare_loop.py, fresh process), alternating which goes first, so d
 machine hits both alike. Both train the same network on the same data for `steps` steps per
 epoch; the first epoch (tracing, warm-up) is dropped and the rest compared as training time per
 epoch. Prints the median of the pairs' ratios twinbench / bare with its exact interval
-(order statistics of the paired ratios), the same for the processes' CPU time (user + system,
-whole process: start-up included on both sides), and the verdict against the goal: twinbench
-within 2% of the bare loop, decided only beyond the interval.
+(order statistics of the paired ratios), the same for CPU time (sequential pairs: user + system
+of the whole process, start-up included on both sides; pairs in turns: the CPU of the spans the
+epochs time, the training parts), and the verdict against the goal: twinbench within 2% of the
+bare loop, decided only beyond the interval.
 """
 
 from __future__ import annotations

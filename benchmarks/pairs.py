@@ -225,9 +225,12 @@ def summarise(
 
 def line(label: str, s: dict[str, Any]) -> str:
     r, c = s["ratio"], s["cpu_ratio"]
+    # in turns each side's CPU is read over the spans its epochs time; in sequential pairs it is
+    # the whole process, start-up included
+    cpu = "timed CPU ratio" if s.get("pairing") == "turns" else "process CPU ratio"
     text = (
         f"{label}  ratio {r['median']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
-        f"({r['confidence']:.0%}, {s['pairs']} pairs)  process CPU ratio {c['median']:.3f} "
+        f"({r['confidence']:.0%}, {s['pairs']} pairs)  {cpu} {c['median']:.3f} "
         f"[{c['ci_low']:.3f}, {c['ci_high']:.3f}]  {s['verdict']}"
     )
     if s.get("decision"):
