@@ -34,3 +34,9 @@ $P benchmarks.diagnostics.idle_stretches --read /tmp/twinbench-idle-evening-bare
 echo "=== $(date -u +%T) done"
 kill $SAMPLER 2>/dev/null
 $P benchmarks.diagnostics.idle_stretches --read /tmp/twinbench-idle-evening.log > $OUT/idle-stretches.txt
+# 4. torch cnn against the bare loop, with and without validation, one run at a time
+#    (16:50-16:55 UTC): cnn-overhead/.
+bash measurements/2026-12-02/evening/cnn-overhead.sh
+# 5. The bare-loop column's TensorFlow half, five rows, 28 minutes (17:29 UTC on), and the table
+#    with every column measured on this host type: bare-tensorflow.*, table.md.
+bash measurements/2026-12-02/evening/bare-tensorflow.sh
