@@ -13,15 +13,54 @@ import pytest
 from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
+from . import sharing
+
 CORES = len(cpu.allowed_cpus())
+
+
+# --- sharing the machine between xdist workers (tests/sharing.py says why) -------------------
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: one worker per core this process may use (not per core the host has: a
+    cgroup or taskset of 2 on a 64-core host means 2)."""
+    return max(1, CORES)
+
+
+def pytest_configure(config) -> None:
+    config._twinbench_own_tmpdir = sharing.own_tmpdir()
+
+
+def pytest_unconfigure(config) -> None:
+    sharing.remove_tmpdir(getattr(config, "_twinbench_own_tmpdir", None))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Keep each module on one worker (its module-scoped fixtures are built once) unless a test
+    names its own group: xdist's `loadgroup` reads this mark after us."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Setup, call and teardown of each test (module fixtures included) under this run's test
+    lock: alone for `serial` tests, beside others for the rest."""
+    run_dir = item.config._tmp_path_factory.getbasetemp().parent
+    with sharing.machine_share(item.get_closest_marker("serial") is not None, run_dir):
+        yield
 
 
 def run_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """`python run.py ARGS` from the repository root, as the README tells users to run it."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    affinity = sharing.child_affinity(args)
     return subprocess.run(
         [sys.executable, "run.py", *args],
         cwd=REPO_ROOT,
+        preexec_fn=(lambda: os.sched_setaffinity(0, affinity)) if affinity else None,
         capture_output=True,
         text=True,
         timeout=timeout,

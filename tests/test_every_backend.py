@@ -27,6 +27,8 @@ from twinbench.paths import REPO_ROOT
 
 from .conftest import run_cli
 
+pytestmark = pytest.mark.serial  # its lanes use every core themselves (tests/sharing.py)
+
 MODELS = group_choices("model")
 TINY = ("cpus=1", "epochs=1", "max_steps=2", "measure.warmup_steps=1", "measure.peak_probe=false")
 

@@ -9,7 +9,12 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from twinbench.launch.machine_lock import measurement_lock
+
+# it times how long a waiting run takes to get the lock (tests/sharing.py)
+pytestmark = pytest.mark.serial
 
 
 def _hold(key: str, ready, release) -> None:

@@ -11,8 +11,11 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from twinbench.paths import REPO_ROOT
+
+pytestmark = pytest.mark.serial  # it times how soon a probe dies with its parent (tests/sharing.py)
 
 # A stand-in worker: starts numpy's GEMM probe with far more repeats than it will live for.
 STAND_IN = "from twinbench.measure import peak\npeak._run_probe('numpy', 512, 10**9, 3600.0, 1)\n"

@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from frameworks.timing import RunClock
 from twinbench.cli.sweep_end import sweep_size
 from twinbench.ui import live, progress
@@ -128,6 +130,7 @@ def test_the_worker_side_never_loads_rich():
     assert proc.stdout.strip() == "False"
 
 
+@pytest.mark.serial  # it times wake-ups (tests/sharing.py)
 def test_a_wake_up_costs_microseconds_and_never_writes_to_the_clock():
     """What a wake-up costs is the CPU time of reading two list lengths and sending one JSON
     line (measured as this thread's CPU time, which a loaded machine does not inflate the way it
@@ -155,6 +158,7 @@ def test_a_wake_up_costs_microseconds_and_never_writes_to_the_clock():
     assert ([list(e) for e in clock.step_end_ns], list(clock.epoch_start_ns)) == before
 
 
+@pytest.mark.serial  # it times wake-ups (tests/sharing.py)
 def test_progress_never_runs_on_the_timed_thread_and_touches_at_most_one_step_per_wake_up():
     """A tiny run, progress on and off: the timed loop (pure Python, which holds the GIL: the
     worst case for a second thread) steps the clock; the progress thread, woken 100x as often
@@ -200,6 +204,7 @@ def test_progress_never_runs_on_the_timed_thread_and_touches_at_most_one_step_pe
     assert len(touched) < len(ends) / 10
 
 
+@pytest.mark.serial  # it times wake-ups (tests/sharing.py)
 def test_the_progress_thread_wakes_once_per_interval_and_stops_with_training():
     said = []
     clock = RunClock()

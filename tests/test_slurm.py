@@ -25,6 +25,9 @@ from analysis.load.table import runs_table
 from tests import slurm_cluster
 from twinbench.paths import REPO_ROOT
 
+# Its cluster's jobs take every core, and it times requeues (tests/sharing.py).
+pytestmark = pytest.mark.serial
+
 TINY = ["model=mlp", "cpus=1", "epochs=1", "max_steps=3"]
 SUBMITIT = [
     "hydra/launcher=submitit_slurm",

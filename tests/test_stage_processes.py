@@ -12,6 +12,8 @@ import pytest
 
 from twinbench.parity.stages import StageJob, run_stage_processes
 
+pytestmark = pytest.mark.serial  # it times how soon a stopped stage lets go (tests/sharing.py)
+
 NAP_S = 1.0
 
 

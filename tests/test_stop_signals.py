@@ -16,6 +16,8 @@ import pytest
 
 from twinbench.paths import REPO_ROOT
 
+pytestmark = pytest.mark.serial  # it times how soon a signal stops each command (tests/sharing.py)
+
 
 def _stage_of(parent: psutil.Process, timeout_s: float = 120) -> psutil.Process:
     deadline = time.monotonic() + timeout_s

@@ -68,6 +68,7 @@ def test_a_sweep_goes_on_past_failures_and_ends_non_zero_with_a_list(tmp_path):
     assert "optimizer 'sgd' is not mapped" in proc.stdout
 
 
+@pytest.mark.serial  # it times the run (tests/sharing.py)
 def test_a_run_past_its_time_limit_is_killed_and_recorded(tmp_path):
     start = time.monotonic()
     proc = run_cli(*TINY[:3], "epochs=100", "time_limit_s=3", f"hydra.run.dir={tmp_path}")
@@ -152,6 +153,7 @@ def _hold_lock(lock: str, log: str) -> None:
             f.write(f"{start} {time.monotonic()}\n")
 
 
+@pytest.mark.serial  # it times the run (tests/sharing.py)
 def test_the_measurement_lock_runs_one_measurement_at_a_time(tmp_path):
     lock, log = str(tmp_path / "lock"), str(tmp_path / "log")
     ctx = multiprocessing.get_context("spawn")
