@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from frameworks import registry
+from twinbench.config.spec import group_choices
 from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
@@ -87,7 +91,108 @@ def compose():
     return _compose
 
 
+# --- one installed copy for every installed-copy test ----------------------------------------
+
+INSTALL_SKIP = shutil.ignore_patterns(
+    ".venv", ".git", "results", "build", "*.egg-info", "__pycache__", "site"
+)
+# The tests that use it share this xdist group, so the copy is installed once per run.
+INSTALLED_COPY = pytest.mark.xdist_group("installed_copy")
+
+
+@pytest.fixture(scope="session")
+def installed_site(tmp_path_factory) -> Path:
+    """`pip install --no-deps --target SITE` of a copy of the sources: what a user's installed
+    copy holds, the venv supplying the dependencies. A copy, never the checkout itself, so the
+    checkout gains no build/ folder."""
+    src, site = tmp_path_factory.mktemp("src") / "twinbench", tmp_path_factory.mktemp("site")
+    shutil.copytree(REPO_ROOT, src, ignore=INSTALL_SKIP)
+    pip = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*pip, "--target", str(site), str(src)], check=True, timeout=600)
+    return site
+
+
+# --- every backend trains every model: one tiny sweep per backend, read by several modules -----
+
+# The tests that read these sweeps share this xdist group, so they are swept once per run.
+# They are serial too, so that whichever of them builds the sweeps holds the machine alone.
+EVERY_BACKEND = [pytest.mark.xdist_group("every_backend"), pytest.mark.serial]
+
+
+def reads_every_backend(test):
+    """Mark a test that reads `every_backend_sweeps` (see EVERY_BACKEND)."""
+    for mark in EVERY_BACKEND:
+        test = mark(test)
+    return test
+
+
+EVERY_BACKEND_TINY = (
+    "cpus=1",
+    "epochs=1",
+    "max_steps=2",
+    "measure.warmup_steps=1",
+    "measure.peak_probe=false",
+)
+
+
+def lanes(backends: list[str], cores: list[int]) -> list[tuple[int, list[str]]]:
+    """The backends' sweeps dealt out over the cores, one lane per core: (core, its backends)."""
+    return [(core, backends[i :: len(cores)]) for i, core in enumerate(cores[: len(backends)])]
+
+
+@pytest.fixture(scope="session")
+def every_backend_sweeps(tmp_path_factory):
+    """backend -> (the sweep's exit status and stderr, model -> its result record): every
+    model, `EVERY_BACKEND_TINY`, one sweep per backend (tests/test_every_backend.py checks them
+    all; the image and text model tests read their own models' records).
+
+    The backends' sweeps run in lanes, one per core this test may use, each lane's sweeps one
+    after the other on its own core (a thread's affinity is what its children inherit) and under
+    its own measurement lock: every run is cpus=1 and this checks behaviour, not speed, so two
+    cores finish the module in about half the time with nothing else changed."""
+    cache: dict[str, tuple] = {}
+
+    def sweep(backend: str, core: int) -> tuple:
+        out = tmp_path_factory.mktemp(f"sweep-{backend}")
+        proc = run_cli(
+            "-m",
+            f"backend={backend}",
+            f"model={','.join(group_choices('model'))}",
+            *EVERY_BACKEND_TINY,
+            f"hydra.sweep.dir={out}",
+            f"measure.lock_file={out}/lane-{core}.lock",
+            timeout=1500,
+        )
+        records = {}
+        for path in sorted(Path(out).rglob("result.json")):
+            record = json.loads(path.read_text())
+            records[record["model"]] = record
+        return proc.returncode, proc.stderr[-3000:], records
+
+    def lane(core: int, backends: list[str]) -> None:
+        os.sched_setaffinity(0, {core})  # this thread only: its run.py processes inherit it
+        for backend in backends:
+            try:
+                cache[backend] = sweep(backend, core)
+            except Exception as exc:  # e.g. the timeout: the test of this backend says so
+                cache[backend] = (None, f"the sweep did not finish: {exc!r}", {})
+
+    threads = []
+    for core, backends in lanes(registry.names(), cpu.allowed_cpus()):
+        threads.append(threading.Thread(target=lane, args=(core, backends), daemon=True))
+        threads[-1].start()
+    # Every lane ends inside this fixture's setup, which holds the machine alone (`serial`): no
+    # sweep may run on beside the tests that come after it.
+    for thread in threads:
+        thread.join()
+    return cache.__getitem__
+
+
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="needs at least 2 allowed cores")
+
+
+# The modules that read `tiny_sweep` share this xdist group, so it is swept once per run.
+TINY_SWEEP_GROUP = pytest.mark.xdist_group("tiny_sweep")
 
 
 @pytest.fixture(scope="session")

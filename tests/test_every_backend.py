@@ -11,79 +11,28 @@ verified budget, not how fast.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import pytest
 
 from frameworks import registry
 from models.catalog import model_config
 from twinbench.config.spec import group_choices
-from twinbench.machine import cpu
 from twinbench.paths import REPO_ROOT
 
-from .conftest import run_cli
+from .conftest import EVERY_BACKEND
 
-pytestmark = pytest.mark.serial  # its lanes use every core themselves (tests/sharing.py)
+# Its lanes use every core themselves (tests/sharing.py); the sweeps are conftest's
+# `every_backend_sweeps`, which tests/test_image_models.py and test_text_models.py read too.
+pytestmark = EVERY_BACKEND
 
 MODELS = group_choices("model")
-TINY = ("cpus=1", "epochs=1", "max_steps=2", "measure.warmup_steps=1", "measure.peak_probe=false")
-
-
-def lanes(backends: list[str], cores: list[int]) -> list[tuple[int, list[str]]]:
-    """The backends' sweeps dealt out over the cores, one lane per core: (core, its backends)."""
-    return [(core, backends[i :: len(cores)]) for i, core in enumerate(cores[: len(backends)])]
 
 
 @pytest.fixture(scope="module")
-def sweeps(tmp_path_factory):
-    """backend -> (the sweep's exit status and stderr, model -> its result record).
-
-    The backends' sweeps run in lanes, one per core this test may use, each lane's sweeps one
-    after the other on its own core (a thread's affinity is what its children inherit) and under
-    its own measurement lock: every run is cpus=1 and this checks behaviour, not speed, so two
-    cores finish the module in about half the time with nothing else changed."""
-    cache: dict[str, tuple] = {}
-
-    def sweep(backend: str, core: int) -> tuple:
-        out = tmp_path_factory.mktemp(f"sweep-{backend}")
-        proc = run_cli(
-            "-m",
-            f"backend={backend}",
-            f"model={','.join(MODELS)}",
-            *TINY,
-            f"hydra.sweep.dir={out}",
-            f"measure.lock_file={out}/lane-{core}.lock",
-            timeout=1500,
-        )
-        records = {}
-        for path in sorted(Path(out).rglob("result.json")):
-            record = json.loads(path.read_text())
-            records[record["model"]] = record
-        return proc.returncode, proc.stderr[-3000:], records
-
-    def lane(core: int, backends: list[str]) -> None:
-        os.sched_setaffinity(0, {core})  # this thread only: its run.py processes inherit it
-        for backend in backends:
-            try:
-                cache[backend] = sweep(backend, core)
-            except Exception as exc:  # e.g. the timeout: the test of this backend says so
-                cache[backend] = (None, f"the sweep did not finish: {exc!r}", {})
-
-    threads = {}
-    for core, backends in lanes(registry.names(), cpu.allowed_cpus()):
-        thread = threading.Thread(target=lane, args=(core, backends), daemon=True)
-        thread.start()
-        threads.update(dict.fromkeys(backends, thread))
-
-    def result(backend: str) -> tuple:
-        threads[backend].join()
-        return cache[backend]
-
-    return result
+def sweeps(every_backend_sweeps):
+    return every_backend_sweeps
 
 
 @pytest.mark.parametrize("model", MODELS)

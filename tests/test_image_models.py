@@ -23,7 +23,7 @@ from frameworks.torch_native import weight_layout
 from models.catalog import model_config
 from twinbench.paths import REPO_ROOT
 
-from .conftest import read_result, run_cli
+from .conftest import EVERY_BACKEND_TINY, read_result, reads_every_backend, run_cli
 
 EXPECTED_PARAMS = {"cnn": 1_199_882, "cifar10_cnn": 1_250_858, "tl_mlp": 1_276_810}
 BACKENDS = ("torch", "tensorflow")
@@ -276,22 +276,22 @@ _runs: dict[tuple[str, ...], dict] = {}
 
 
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory):
-    """A short run's result.json, run once per argument list for the whole module."""
+def cli_run(tmp_path_factory, every_backend_sweeps):
+    """A short run's result.json: the shared tiny sweep's record (conftest's
+    `every_backend_sweeps`, which tests/test_every_backend.py checks for every model) when the
+    arguments are just backend and model, else one run with the same tiny settings, once per
+    argument list for the whole module."""
 
     def run(*args: str) -> dict:
         if args not in _runs:
-            run_dir = tmp_path_factory.mktemp("run")
-            proc = run_cli(
-                *args,
-                "epochs=1",
-                "max_steps=2",
-                "cpus=1",
-                "measure.peak_probe=false",
-                f"hydra.run.dir={run_dir}",
-            )
-            assert proc.returncode == 0, proc.stderr[-3000:]
-            _runs[args] = read_result(run_dir)
+            backend, model = (a.split("=", 1)[1] for a in args[:2])
+            if len(args) == 2:
+                _runs[args] = every_backend_sweeps(backend)[2][model]
+            else:
+                run_dir = tmp_path_factory.mktemp("run")
+                proc = run_cli(*args, *EVERY_BACKEND_TINY, f"hydra.run.dir={run_dir}")
+                assert proc.returncode == 0, proc.stderr[-3000:]
+                _runs[args] = read_result(run_dir)
         return _runs[args]
 
     return run
@@ -299,6 +299,7 @@ def cli_run(tmp_path_factory):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("model", list(EXPECTED_PARAMS))
+@reads_every_backend
 def test_image_model_trains_from_the_cli(cli_run, model, backend):
     r = cli_run(f"backend={backend}", f"model={model}")
     assert r["status"] == "ok" and (r["backend"], r["model"]) == (backend, model)
@@ -309,6 +310,7 @@ def test_image_model_trains_from_the_cli(cli_run, model, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@reads_every_backend
 def test_cifar10_training_batches_are_augmented_in_training(cli_run, backend):
     """Augmentation reaches the training batches in both adapters: from the same seed, initial
     weights and batch order, a run with cifar10_cnn's `augment:` block and one with

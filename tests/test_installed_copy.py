@@ -1,7 +1,8 @@
 """An installed copy works end to end from outside the checkout: one run, a two-core sweep, its
 report, a parity certificate and the learning curves, all through the installed `twinbench`.
 
-The project is installed once (`pip install --no-deps --target SITE` from a copy of the sources,
+The project is installed once per test run (conftest's `installed_site`, shared with
+tests/test_packaging.py: `pip install --no-deps --target SITE` from a copy of the sources,
 never from the checkout itself, so the checkout gains no build/ folder); every command then runs
 in a fresh working directory outside the checkout with PYTHONPATH=SITE alone, the venv supplying
 the dependencies. Each step asserts its exit status, that its files land under that working
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +22,10 @@ import pytest
 
 from twinbench.paths import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+from .conftest import INSTALLED_COPY
 
-SKIP = shutil.ignore_patterns(".venv", ".git", "results", "build", "*.egg-info", "__pycache__")
+pytestmark = [pytest.mark.slow, INSTALLED_COPY]
+
 TINY = ("backend=torch", "model=mlp", "epochs=1", "max_steps=3", "measure.peak_probe=false")
 STEP_TIMEOUT_S = 600
 SOURCES = {".py", ".md"}
@@ -42,12 +43,8 @@ def _checkout_state() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    src, site = tmp_path_factory.mktemp("src") / "twinbench", tmp_path_factory.mktemp("site")
-    shutil.copytree(REPO_ROOT, src, ignore=SKIP)
-    pip = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
-    subprocess.run([*pip, "--target", str(site), str(src)], check=True, timeout=STEP_TIMEOUT_S)
-    return site
+def site(installed_site) -> Path:
+    return installed_site
 
 
 @pytest.fixture(scope="module")

@@ -7,25 +7,20 @@ project's venv, never leaving build/ in the checkout); dependencies come from th
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from twinbench.paths import REPO_ROOT
+from .conftest import INSTALLED_COPY
 
-SKIP = shutil.ignore_patterns(".venv", ".git", "results", "build", "*.egg-info", "__pycache__")
+pytestmark = INSTALLED_COPY  # the installed copy of tests/test_installed_copy.py, installed once
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    src, site = tmp_path_factory.mktemp("src") / "twinbench", tmp_path_factory.mktemp("site")
-    shutil.copytree(REPO_ROOT, src, ignore=SKIP)
-    pip = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
-    subprocess.run([*pip, "--target", str(site), str(src)], check=True, timeout=300)
-    return site
+def installed(installed_site) -> Path:
+    return installed_site
 
 
 def _twinbench(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from .conftest import read_result, run_cli
+from .conftest import reads_every_backend
 
 
 def expected_params(model: str, dims: dict[str, int]) -> int:
@@ -33,18 +33,11 @@ def expected_params(model: str, dims: dict[str, int]) -> int:
 
 @pytest.mark.parametrize("backend", ["torch", "tensorflow"])
 @pytest.mark.parametrize("model", ["fasttext", "bilstm", "charlstm", "textgen"])
-def test_text_model_trains_from_the_cli(model, backend, tmp_path):
-    proc = run_cli(
-        f"backend={backend}",
-        f"model={model}",
-        "epochs=1",
-        "max_steps=2",
-        "cpus=1",
-        "measure.peak_probe=false",
-        f"hydra.run.dir={tmp_path}",
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = read_result(tmp_path)
+@reads_every_backend
+def test_text_model_trains_from_the_cli(model, backend, every_backend_sweeps):
+    """The model's run in the shared tiny sweep (conftest's `every_backend_sweeps`, the same
+    command line this test ran on its own until 2026-12-03): what the text workloads add."""
+    r = every_backend_sweeps(backend)[2][model]
     assert r["status"] == "ok" and (r["backend"], r["model"]) == (backend, model)
     dims = r["data"]["dims"]
     assert r["params"] == expected_params(model, dims)
