@@ -47,6 +47,6 @@ def test_the_experiment_composes_with_the_rest_of_conf(compose):
 def test_its_settings_stay_out_of_the_run_identity_and_the_job_dirs():
     from twinbench.result import results
 
-    assert {"certify", "quiet"} <= set(results.NOT_MEASURED)
+    assert {"certify", "quiet", "verbose"} <= set(results.NOT_MEASURED)
     excluded = OmegaConf.load(CONF_DIR / "config.yaml").hydra.job.config.override_dirname
-    assert {"certify", "quiet", "experiment"} <= set(excluded.exclude_keys)
+    assert {"certify", "quiet", "verbose", "experiment"} <= set(excluded.exclude_keys)

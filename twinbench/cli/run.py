@@ -21,7 +21,7 @@ from twinbench.config import checks as cli
 from twinbench.launch import lifeline, repeats, slurm
 from twinbench.launch import runner as launch
 from twinbench.paths import CONF_DIR
-from twinbench.ui import progress
+from twinbench.ui import progress, screen
 
 log = logging.getLogger("twinbench.run")
 
@@ -30,7 +30,9 @@ log = logging.getLogger("twinbench.run")
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> str:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    if cfg.get("quiet"):
+    if progress.screen_quiet:  # a job of a deciding sweep's first screen (ui/screen.py)
+        progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
+    elif cfg.get("quiet"):
         progress.quiet_console()
     try:
         records = launch.run_job(OmegaConf.to_container(cfg, resolve=True), run_dir)

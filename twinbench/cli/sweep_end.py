@@ -25,7 +25,7 @@ from analysis.load.table import failures, frame, load_results
 from analysis.render import terminal
 from twinbench.launch import decide, interleave, planner, slurm
 from twinbench.parity import certificates, compare
-from twinbench.ui import progress
+from twinbench.ui import progress, screen
 
 
 def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
@@ -108,8 +108,12 @@ class SweepSummary(Callback):
     @staticmethod
     def _summarize(sweep_dir: Path, config: DictConfig) -> bool:
         records = load_results([sweep_dir])
+        models = sorted({r["model"] for _, r in records if r.get("status") == "ok"})
+        decided = (Path(sweep_dir) / decide.DECISIONS_FILE).is_file()
+        if decided and screen.screen_only(config):
+            return first_screen_end(sweep_dir, records, models, bool(config.get("certify")))
         if config.get("certify"):
-            certify_missing(sorted({r["model"] for _, r in records if r.get("status") == "ok"}))
+            certify_missing(models)
         verdicts = decide.render(sweep_dir)  # a deciding sweep (+experiment=compare)
         print("\n" + comparison_table(records, decided_below=bool(verdicts)), flush=True)
         if verdicts:
@@ -119,12 +123,43 @@ class SweepSummary(Callback):
         sweep_log = logging.getLogger("twinbench.sweep")
         progress.emit("report: writing report.html and its figures ...", sweep_log)
         written = write_report(sweep_dir)
-        failed = failures(records)
-        if failed:
-            print(f"\n{len(failed)} of {len(records)} runs failed:")
-            for path, record in failed:
-                print(f"  {path.parent.name}: {record['error']}")
-        return bool(failed) or not written
+        return _list_failures(records) or not written
+
+
+def _list_failures(records: list[tuple[Path, dict[str, Any]]]) -> bool:
+    failed = failures(records)
+    if failed:
+        print(f"\n{len(failed)} of {len(records)} runs failed:")
+        for path, record in failed:
+            print(f"  {path.parent.name}: {record['error']}")
+    return bool(failed)
+
+
+def first_screen_end(
+    sweep_dir: Path,
+    records: list[tuple[Path, dict[str, Any]]],
+    models: list[str],
+    certify: bool,
+) -> bool:
+    """The end of a deciding sweep's first screen (twinbench/ui/screen.py): per core count the
+    decision, the hardware effect, the certificate, the report's path. The side-by-side tables
+    and every run's block are behind verbose=true (and in report.html)."""
+    from twinbench.machine import cpu
+
+    live = screen.current or screen.LiveLine()
+    if certify:
+        certify_missing(models, live)
+    statuses = {m: certificates.status(m) for m in models}
+    body = screen.read_body(Path(sweep_dir) / decide.DECISIONS_FILE)
+    lines = screen.end_lines(body, [r for _, r in records], statuses, len(cpu.allowed_cpus()))
+    live.show("report: writing report.html and its figures ...")
+    live.clear()
+    print("\n".join(lines), flush=True)
+    written = write_report(sweep_dir)
+    failed = _list_failures(records)
+    print(screen.FOOTER, flush=True)
+    screen.current = None
+    return failed or not written
 
 
 def write_report(sweep_dir: Path) -> bool:
@@ -148,23 +183,26 @@ def write_report(sweep_dir: Path) -> bool:
     return True
 
 
-def certify_missing(models: list[str]) -> None:
+def certify_missing(models: list[str], live: screen.LiveLine | None = None) -> None:
     """The equivalence half of the comparison: certify each model that has no certificate yet.
 
     Runs after the measured jobs (it loads both frameworks, in their own processes) so that it
-    never competes with a timing; a current certificate, pass or fail, is kept as it is.
+    never competes with a timing; a current certificate, pass or fail, is kept as it is. On the
+    first screen (`live`) it is the progress line, and the certificate's status follows it.
     """
     for model in models:
         if certificates.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
-        progress.emit(
-            f"parity: certifying {model} on every backend (a minute or more)...",
-            logging.getLogger("twinbench.sweep"),
-        )
+        doing = f"parity: certifying {model} on every backend (a minute or more)..."
+        if live is not None:
+            live.show(doing, force=True)
+        else:
+            progress.emit(doing, logging.getLogger("twinbench.sweep"))
         for report in compare.check_all(model):
             path = certificates.write_certificate(report)
             verdict = "PASS" if report.passed else "FAIL: " + "; ".join(report.failures)
-            print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
+            if live is None:
+                print(f"parity: {model} {report.backend} {verdict} -> {path}", flush=True)
 
 
 def comparison_table(found: list[tuple[Path, dict[str, Any]]], decided_below: bool = False) -> str:

@@ -120,6 +120,7 @@ TOP_LEVEL: dict[str, Check] = {
     "profile": boolean,
     "certify": boolean,
     "quiet": boolean,
+    "verbose": boolean,
     "precision": check_precision_value,
     "allow_emulated_bf16": boolean,
     "exec": check_exec_value,

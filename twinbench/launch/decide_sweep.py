@@ -23,6 +23,7 @@ from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.result import results
 from twinbench.sequential import Design, load_design
+from twinbench.ui import progress, screen
 
 Key = tuple[str, ...]
 
@@ -98,70 +99,98 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     OmegaConf.save(config, sweep_dir / "multirun.yaml")
 
     design = load_design(**sweeper.decision)
-    tracker = Tracker(design)
+    shown = screen.screen_only(config)  # the first screen (twinbench/ui/screen.py)
+    live = screen.LiveLine() if shown else None
+    if shown:
+        screen.current = live
+        progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
+        progress.screen_quiet = True  # the runs' relays draw nothing (runner.start_worker)
+    tracker = Tracker(design, say=(lambda _line: None) if shown else print)
+    all_cores = len(cpu.allowed_cpus()) if shown else None
     keys = [_split(b[0])[0] for b in batches if b]
     names = labels(sorted(set(keys)))
     for key in names:
         series = tracker.open(key, names[key], sum(1 for k in keys if k == key))
         first = next(b[0] for b in batches if b and _split(b[0])[0] == key)
         series.floor = floor_line(sweeper, first, design)
-        if series.floor:  # said before the first pair: a margin below it cannot be decided
-            print(f"decide: {series.label}: {series.floor}", flush=True)
+        # Said before the first pair: a margin below the floor cannot be decided. The first
+        # screen says only that warning; verbose=true says the floor itself too.
+        if series.floor and (not shown or "WARNING" in series.floor):
+            name = screen.cores_label(series.label, all_cores) if shown else series.label
+            print(f"decide: {name}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
-    own = "" if design.max_seconds is None else f" or {design.max_seconds:g} s"
-    shared = "" if design.total_seconds is None else f", {design.total_seconds:g} s in all"
-    together = (
-        f"; both halves of a pair at once, taking turns of {design.turn_ticks} steps"
-        if design.pairing == "turns"
-        else "; the halves of a pair one after the other"
-    )
-    print(
-        f"decide: up to {most} pairs{own} per series{shared}, each "
-        f"stopping once {design.measure} time decides at +-{design.margin:.0%} "
-        f"({1 - design.alpha:.0%} confidence sequence){together}",
-        flush=True,
-    )
-    returns, index = [], 0
-    for batch in batches:
-        if not batch:
-            continue
-        key = _split(batch[0])[0]
-        if tracker.done(key):
-            continue
-        sweeper.validate_batch_is_legal(batch)
-        start = time.monotonic()
-        if design.pairing == "turns" and len(batch) == 2:
-            pair = run_in_turns(sweeper, batch, index, design)
-            returns.append(list(pair.values()))
-        else:
-            finished = launcher.launch(batch, initial_job_idx=index)
-            returns.append(finished)
-            pair = dict(filter(None, (_record(r) for r in finished)))
-        seconds = time.monotonic() - start
-        index += len(batch)
-        tracker.add(key, pair, seconds)
-        tracker.write(sweep_dir)
+    print(screen.design_line(design.__dict__, most), flush=True)
+    returns, index, done_before = [], 0, 0
+    try:
+        for batch in batches:
+            if not batch:
+                continue
+            key = _split(batch[0])[0]
+            if tracker.done(key):
+                continue
+            sweeper.validate_batch_is_legal(batch)
+            if live is not None:
+                live.show(_progress(tracker, all_cores, key))
+            start = time.monotonic()
+            if design.pairing == "turns" and len(batch) == 2:
+                pair = run_in_turns(sweeper, batch, index, design)
+                returns.append(list(pair.values()))
+            else:
+                finished = launcher.launch(batch, initial_job_idx=index)
+                returns.append(finished)
+                pair = dict(filter(None, (_record(r) for r in finished)))
+                if shown:  # each launch sets Hydra's logging up again
+                    progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
+            seconds = time.monotonic() - start
+            index += len(batch)
+            tracker.add(key, pair, seconds)
+            tracker.write(sweep_dir)
+            if live is not None:  # a line in a log whenever a core count has ended
+                ended = sum(s.done for s in tracker.series.values())
+                live.show(_progress(tracker, all_cores), force=ended > done_before)
+                done_before = ended
+    finally:
+        progress.screen_quiet = False
     tracker.write(sweep_dir)
     return returns
+
+
+def _progress(tracker: Tracker, all_cores: int | None, running: Key | None = None) -> str:
+    """The live line: the pair now measured, and where every core count stands."""
+    series = list(tracker.series.values())
+    spent = sum(s.seconds for s in series)
+    doing = None
+    if running is not None:
+        s = tracker.series[running]
+        n = len(s.ratios[s.design.measure]) + s.incomplete + 1
+        doing = f"pair {n} of {screen.cores_label(s.label, all_cores)}"
+    return screen.progress_text(series, all_cores, spent, tracker.design.total_seconds, doing)
+
+
+def compose_pair(sweeper: Any, batch: list[list[str]], index: int) -> list[tuple[Any, Path]]:
+    """Each half of a pair as the job Hydra's launcher would run: its composed config and its
+    directory (planner.compose_job)."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from twinbench.launch import planner
+
+    loader = GlobalHydra.instance().config_loader()
+    return [
+        planner.compose_job(loader, sweeper.config, list(job), index + i)
+        for i, job in enumerate(batch)
+    ]
 
 
 def run_in_turns(
     sweeper: Any, batch: list[list[str]], index: int, design: Any
 ) -> dict[str, dict[str, Any]]:
     """One pair with both halves alive at once, taking turns (twinbench/launch/together.py);
-    returns the records by backend. Each half is the job Hydra's launcher would run: its
-    composed config and its directory (planner.compose_job)."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    from twinbench.launch import planner, together
+    returns the records by backend. Each run's summary block goes to the twinbench.worker log:
+    on the console with verbose=true, off it on the first screen (twinbench/ui/screen.py)."""
     from twinbench.launch import runner as launch
-    from twinbench.ui import progress
+    from twinbench.launch import together
 
-    loader = GlobalHydra.instance().config_loader()
-    jobs = [
-        planner.compose_job(loader, sweeper.config, list(job), index + i)
-        for i, job in enumerate(batch)
-    ]
+    jobs = compose_pair(sweeper, batch, index)
     pair = {}
     halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
     for (body, _), records in zip(jobs, halves, strict=True):

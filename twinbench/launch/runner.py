@@ -23,7 +23,7 @@ from twinbench.launch import failed, lifeline, repeats, slurm, turns
 from twinbench.launch.machine_lock import measurement_lock  # re-exported: where callers look
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
-from twinbench.ui import live
+from twinbench.ui import live, progress
 from twinbench.worker import pinning
 
 SPEC_FILE = "spec.json"
@@ -136,7 +136,9 @@ def start_worker(
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
         relay = threading.Thread(
-            target=live.Relay(quiet=quiet).run, args=(proc.stdout,), daemon=True
+            target=live.Relay(quiet=quiet or progress.screen_quiet).run,
+            args=(proc.stdout,),
+            daemon=True,
         )
         relay.start()
         try:

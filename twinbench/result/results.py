@@ -35,6 +35,7 @@ NOT_MEASURED = (
     "measure",
     "certify",
     "quiet",
+    "verbose",
     "allow_emulated_bf16",  # a permission: the run it allows is the same run
 )
 
