@@ -157,6 +157,10 @@ class ResultRecord(Block):
     started: str = spec("when the worker started", "UTC ISO 8601")
     finished: str = spec("when the worker finished", "UTC ISO 8601")
     config: dict[str, Any] = spec("the resolved config the run was given")
+    flags: list[str] = spec(
+        "what qualifies the figures, one line each (oversubscribed: more threads than cores); "
+        "absent when nothing does"
+    )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResultRecord:
