@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from twinbench.config.checks import fail
+from twinbench.launch import lifeline
 from twinbench.paths import WORK_ROOT
 
 PACKAGE = "benchmarks"
@@ -69,6 +70,7 @@ def listing(prog: str) -> str:
     return "\n".join(lines)
 
 
+@lifeline.stops_on_signals("twinbench bench", "what the benchmark finished writing is kept")
 def main(argv: list[str], prog: str) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(listing(prog))

@@ -28,7 +28,7 @@ from typing import Any
 from frameworks import registry
 from twinbench.config.checks import check_run_options, check_writable_dir, fail
 from twinbench.config.spec import ConfigError, group_choices
-from twinbench.launch import decide
+from twinbench.launch import decide, lifeline
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.paths import REPO_ROOT
@@ -110,6 +110,9 @@ def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
     return _figures(record)
 
 
+@lifeline.stops_on_signals(
+    "twinbench calibrate", "no floor was cached (a floor is cached once all its pairs ran)"
+)
 def run(args: argparse.Namespace) -> int:
     if args.pairs < MIN_PAIRS:
         fail(f"--pairs must be at least {MIN_PAIRS}, got {args.pairs}")

@@ -29,6 +29,7 @@ from analysis.compute import seed_curves
 from frameworks import registry
 from twinbench.config.checks import check_run_options, fail
 from twinbench.config.spec import group_choices
+from twinbench.launch import lifeline
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
 
@@ -152,6 +153,9 @@ def agrees(verdict: dict[str, Any]) -> bool:
     return bool(verdict["metrics"]) and all(r["agree"] for r in verdict["metrics"])
 
 
+@lifeline.stops_on_signals(
+    "twinbench curves", "finished runs are kept (re-run the same command to resume)"
+)
 def run(args: argparse.Namespace) -> int:
     """Train every seed in every chosen backend, then judge and write the verdict."""
     chosen = [b for b in args.backends.split(",") if b]

@@ -29,6 +29,7 @@ from analysis.load import backends as backend_pairs
 from twinbench.cli import curves
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
+from twinbench.launch import lifeline
 from twinbench.paths import CONF_DIR
 
 SETTINGS = CONF_DIR / "curves" / "default.yaml"
@@ -161,6 +162,9 @@ def _cap(cap: Cap, args: argparse.Namespace) -> Cap:
     )
 
 
+@lifeline.stops_on_signals(
+    "twinbench curves_table", "finished runs are kept (re-run the same command to resume)"
+)
 def run(args: argparse.Namespace) -> int:
     """Judge every chosen workload (training what is not yet trained), then write the table."""
     known, table_caps = group_choices("model"), caps()
