@@ -81,7 +81,8 @@ def _command_runs(name: str, work: Work, out: Path, monkeypatch) -> int:
         return twinbench_main(["bench", "overhead"])
     if name == "parity":
         monkeypatch.setattr(parity_cli, "_certify", work)
-        return twinbench_main(["parity", "mlp", "--backends", "torch", "--quiet"])
+        monkeypatch.setattr(parity_cli.progress, "cli_logging", lambda *a: None)  # global state
+        return twinbench_main(["parity", "mlp", "--backends", "torch"])
     return analysis_cli.guarded(work, argparse.Namespace())  # report, collect
 
 
