@@ -253,7 +253,10 @@ def guarded(command: Command, args: argparse.Namespace) -> int:
     """Run an analysis command: its errors are one line and exit status 2; a stop signal is one
     line and 128 + the signal, and leaves no half-written file (the report is written aside and
     moved into place)."""
-    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    # SIGINT too, not left to KeyboardInterrupt: a shell's `&` starts a job with SIGINT ignored,
+    # and `kill -INT` to a report written in the background did nothing (issue 45).
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, _stop) for signum in stops}
     try:
         return command(args)
     except AnalysisError as exc:

@@ -56,6 +56,15 @@ def test_an_unknown_schema_version_names_the_file(tmp_path, capsys):
     assert f"{path}: unknown schema_version {SCHEMA_VERSION + 1}" in line
 
 
+@pytest.mark.parametrize("foreign", [{"name": "demo", "version": 3}, {"schema_version": 7}])
+def test_an_unrelated_json_named_result_json_is_said_to_be_no_record(foreign, tmp_path, capsys):
+    """It said 'update twinbench to read newer records' (issue 45): advice the wrong way."""
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(foreign))
+    line = one_line_error(capsys, [str(tmp_path)])
+    assert f"{path}: not a twinbench record" in line and "update twinbench" not in line
+
+
 def test_a_record_without_schema_version_is_unknown_too(tmp_path, capsys):
     rec = fakes.record("torch", 1, [1.0])
     del rec["schema_version"]

@@ -109,3 +109,33 @@ def test_the_committed_reference_page_is_what_the_parsers_say():
     )
     for name in commands.COMMANDS:
         assert f"\n## twinbench {name}\n" in committed
+
+
+def test_python_m_twinbench_cli_is_the_twinbench_command():
+    """It was 'a package and cannot be directly executed' (issue 45)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "twinbench.cli", "--help"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: twinbench <command>")
+    assert all(f"  {name} " in proc.stdout for name in commands.COMMANDS)
+
+
+def test_the_installed_command_finds_the_benchmarks_of_the_checkout_it_runs_in(monkeypatch, capsys):
+    """The installed `twinbench` (its sys.path holds its bin/, not the working directory) said
+    'none here (they ship with the checkout)' in a checkout whose benchmarks/ held twelve."""
+    from twinbench.cli import bench
+
+    real = bench.importlib.util.find_spec
+    monkeypatch.setattr(
+        bench.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == bench.PACKAGE else real(name, *a),
+    )
+    monkeypatch.setattr(bench, "WORK_ROOT", REPO_ROOT)  # run from the checkout
+    assert "overhead" in bench.available()
+    with pytest.raises(SystemExit):
+        main(["bench", "nosuch"])
+    err = capsys.readouterr().err
+    assert "overhead" in err and "none" not in err

@@ -36,7 +36,7 @@ from twinbench.result.blocks import (
     Threads,
     Timing,
 )
-from twinbench.result.record import ResultRecord, UnknownSchemaVersion
+from twinbench.result.record import NotARecord, ResultRecord, UnknownSchemaVersion
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
 from twinbench.result.results import NOT_MEASURED, RESULT_FILE, run_key
@@ -73,7 +73,7 @@ def read_record(path: Path) -> dict[str, Any]:
         raise AnalysisError(f"{path}: not a result record (a JSON {type(data).__name__})")
     try:  # the record's owner reads every schema version it knows (twinbench/result/record.py)
         return ResultRecord.from_json(data).to_json()
-    except UnknownSchemaVersion as exc:
+    except (NotARecord, UnknownSchemaVersion) as exc:
         raise AnalysisError(f"{path}: {exc}") from None
 
 

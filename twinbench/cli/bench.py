@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 
 from twinbench.config.checks import fail
+from twinbench.launch import lifeline
+from twinbench.paths import WORK_ROOT
 
 PACKAGE = "benchmarks"
 SCRIPT_GUARD = 'if __name__ == "__main__":'  # what makes a module of benchmarks/ a command
@@ -25,9 +27,19 @@ SCRIPT_GUARD = 'if __name__ == "__main__":'  # what makes a module of benchmarks
 
 def _folder() -> Path | None:
     spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    # The installed command's sys.path holds its own bin/, not the working directory: run from
+    # a checkout, it found no benchmarks while the checkout's benchmarks/ held twelve (issue 45).
+    here = WORK_ROOT / PACKAGE
+    return here if (here / "__init__.py").is_file() else None
+
+
+def _importable(folder: Path) -> None:
+    """Put the checkout that holds `folder` on sys.path, where `python -m` would have it."""
+    root = str(folder.parent)
+    if importlib.util.find_spec(PACKAGE) is None and root not in sys.path:
+        sys.path.insert(0, root)
 
 
 def available() -> dict[str, str]:
@@ -58,6 +70,7 @@ def listing(prog: str) -> str:
     return "\n".join(lines)
 
 
+@lifeline.stops_on_signals("twinbench bench", "what the benchmark finished writing is kept")
 def main(argv: list[str], prog: str) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(listing(prog))
@@ -65,8 +78,13 @@ def main(argv: list[str], prog: str) -> int:
     name, rest = argv[0], argv[1:]
     benches = available()
     if name not in benches:
-        where = ", ".join(benches) or "none here (they ship with the checkout)"
+        where = ", ".join(benches) or (
+            f"none in {WORK_ROOT} (they ship with the checkout: run this from one)"
+        )
         fail(f"unknown benchmark '{name}'; choose one of: {where}")
+    folder = _folder()
+    if folder is not None:  # found, since `name` is among its benchmarks
+        _importable(folder)
     saved = sys.argv
     sys.argv = [f"{prog} {name}", *rest]  # what `python -m benchmarks.<name>` would see
     try:

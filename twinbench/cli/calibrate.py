@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from frameworks import registry
-from twinbench.config.checks import fail
-from twinbench.config.spec import group_choices
-from twinbench.launch import decide
+from twinbench.config.checks import check_run_options, check_writable_dir, fail
+from twinbench.config.spec import ConfigError, group_choices
+from twinbench.launch import decide, lifeline
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.paths import REPO_ROOT
@@ -56,8 +56,9 @@ def _overrides(args: argparse.Namespace) -> list[str]:
     """The run's configuration as command-line overrides, the same for both halves."""
     out = [f"backend={args.backend}", f"model={args.model}", f"epochs={args.epochs}"]
     out += ["quiet=true", "force=true", "measure.peak_probe=false"]
-    out += [f"cpus={args.cpus}"] if args.cpus else []
-    return out + ([f"max_steps={args.max_steps}"] if args.max_steps else [])
+    # `is not None`: `--cpus 0` must reach the checks, not calibrate every core under "cpus2"
+    out += [f"cpus={args.cpus}"] if args.cpus is not None else []
+    return out + ([f"max_steps={args.max_steps}"] if args.max_steps is not None else [])
 
 
 def _figures(record: dict[str, Any]) -> dict[str, float]:
@@ -109,9 +110,21 @@ def _run_one(args: argparse.Namespace, folder: Path) -> dict[str, float]:
     return _figures(record)
 
 
+@lifeline.stops_on_signals(
+    "twinbench calibrate", "no floor was cached (a floor is cached once all its pairs ran)"
+)
 def run(args: argparse.Namespace) -> int:
     if args.pairs < MIN_PAIRS:
         fail(f"--pairs must be at least {MIN_PAIRS}, got {args.pairs}")
+    # The options are run keys: refused by run.py's own checks before the first pair starts.
+    check_run_options([[*_overrides(args), f"hydra.run.dir={tempfile.gettempdir()}"]])
+    if args.cache_dir is not None:
+        try:
+            check_writable_dir(
+                f"--cache-dir {args.cache_dir}", args.cache_dir, "choose another --cache-dir"
+            )
+        except ConfigError as exc:
+            fail(str(exc))
     cores = args.cpus or len(cpu.allowed_cpus())
     design = load_design(**({"pairing": args.pairing} if args.pairing else {}))
     workload = noise.workload_key(args.model, args.epochs, args.max_steps, cores, design.pairing)

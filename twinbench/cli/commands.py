@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import analysis.__main__ as analysis_cli
 from frameworks.registry import REFERENCE
-from twinbench.cli import bench, calibrate, curves
+from twinbench.cli import bench, calibrate, curves, curves_table
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
 
@@ -150,6 +150,13 @@ COMMANDS: dict[str, Command] = {
             *_analysis("mlflow"),
         ),
         Command("curves", curves.SUMMARY, curves.__doc__ or "", curves.add_arguments, curves.run),
+        Command(
+            "curves_table",
+            curves_table.SUMMARY,
+            curves_table.__doc__ or "",
+            curves_table.add_arguments,
+            curves_table.run,
+        ),
         Command(
             "calibrate",
             calibrate.SUMMARY,

@@ -27,8 +27,9 @@ from typing import Any
 
 from analysis.compute import seed_curves
 from frameworks import registry
-from twinbench.config.checks import fail
+from twinbench.config.checks import check_run_options, fail
 from twinbench.config.spec import group_choices
+from twinbench.launch import lifeline
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
 
@@ -96,11 +97,23 @@ def main(argv: list[str] | None = None) -> int:
 
 def overrides(epochs: int | None, max_steps: int | None, cpus: int | None) -> list[str]:
     """The run.py overrides of one curves run: no peak probe (it times nothing here), the caps."""
+    # `is not None`, not truthiness: `--cpus 0` must reach the checks, not vanish into "every core"
     extra = ["measure.peak_probe=false"]
-    extra += [f"epochs={epochs}"] if epochs else []
-    extra += [f"max_steps={max_steps}"] if max_steps else []
-    extra += [f"cpus={cpus}"] if cpus else []
+    extra += [f"epochs={epochs}"] if epochs is not None else []
+    extra += [f"max_steps={max_steps}"] if max_steps is not None else []
+    extra += [f"cpus={cpus}"] if cpus is not None else []
     return extra
+
+
+def check_runs(out: Path, model: str, chosen: list[str], extra: list[str]) -> None:
+    """Refuse, as run.py would, any option that one of these runs could not take (one line,
+    exit 2), before the first run trains."""
+    check_run_options(
+        [
+            [f"backend={b}", f"model={model}", *extra, f"hydra.run.dir={run_dir(out, model, b, 0)}"]
+            for b in chosen
+        ]
+    )
 
 
 def judge(
@@ -140,6 +153,9 @@ def agrees(verdict: dict[str, Any]) -> bool:
     return bool(verdict["metrics"]) and all(r["agree"] for r in verdict["metrics"])
 
 
+@lifeline.stops_on_signals(
+    "twinbench curves", "finished runs are kept (re-run the same command to resume)"
+)
 def run(args: argparse.Namespace) -> int:
     """Train every seed in every chosen backend, then judge and write the verdict."""
     chosen = [b for b in args.backends.split(",") if b]
@@ -149,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds < 2:
         fail("--seeds must be at least 2: agreement is judged against the seed spread")
     extra = overrides(args.epochs, args.max_steps, args.cpus)
+    check_runs(args.out, args.model, chosen, extra)
     verdict = judge(args.out, args.model, args.seeds, chosen, extra)
     if verdict is None:
         return 1

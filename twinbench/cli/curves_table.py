@@ -29,6 +29,7 @@ from analysis.load import backends as backend_pairs
 from twinbench.cli import curves
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
+from twinbench.launch import lifeline
 from twinbench.paths import CONF_DIR
 
 SETTINGS = CONF_DIR / "curves" / "default.yaml"
@@ -152,6 +153,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _cap(cap: Cap, args: argparse.Namespace) -> Cap:
+    """The workload's cap, or --epochs / --max-steps where given (0 included: it is refused by
+    the run keys' checks, not read as "not given")."""
+    return Cap(
+        cap.epochs if args.epochs is None else args.epochs,
+        cap.max_steps if args.max_steps is None else args.max_steps,
+    )
+
+
+@lifeline.stops_on_signals(
+    "twinbench curves_table", "finished runs are kept (re-run the same command to resume)"
+)
 def run(args: argparse.Namespace) -> int:
     """Judge every chosen workload (training what is not yet trained), then write the table."""
     known, table_caps = group_choices("model"), caps()
@@ -164,10 +177,12 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--backends needs two or more of {', '.join(curves.BACKENDS)}")
     if args.seeds < 2:
         fail("--seeds must be at least 2: agreement is judged against the seed spread")
+    runs = {model: _cap(table_caps[model], args) for model in chosen}
+    for model, cap in runs.items():  # every workload's options, before the first one trains
+        extra = curves.overrides(cap.epochs, cap.max_steps, args.cpus)
+        curves.check_runs(args.out, model, backends, extra)
     rows, unfinished = [], []
-    for model in chosen:
-        cap = table_caps[model]
-        cap = Cap(args.epochs or cap.epochs, args.max_steps or cap.max_steps)
+    for model, cap in runs.items():
         print(f"== {model}: {cap.label()}, {args.seeds} seeds", flush=True)
         extra = curves.overrides(cap.epochs, cap.max_steps, args.cpus)
         verdict = curves.judge(args.out, model, args.seeds, backends, extra)

@@ -29,8 +29,10 @@ tests/test_commands_reference.py fails when this page and the parsers disagree.
 `{PROG} <command> --help` prints the same text. The older spellings stay the same commands:
 `python run.py ...` is `{PROG} run ...`, `python -m analysis [report|collect|mlflow] ...` is
 `{PROG} report|collect|mlflow ...`, `python -m twinbench.parity ...` is `{PROG} parity ...`,
-`python -m twinbench.cli.curves ...` is `{PROG} curves ...` and `python -m benchmarks.<name> ...`
-is `{PROG} bench <name> ...`. Bad input is one line on stderr and exit status 2.
+`python -m twinbench.cli.curves ...` is `{PROG} curves ...`, `python -m twinbench.cli.curves_table
+...` is `{PROG} curves_table ...`, `python -m benchmarks.<name> ...` is `{PROG} bench <name> ...`,
+and `python -m twinbench.cli ...` is `{PROG} ...` itself. Bad input is one line on stderr and exit
+status 2.
 """
 
 

@@ -260,3 +260,12 @@ def check_overrides(args: list[str]) -> None:
         validate_overrides(args)
     except ConfigError as exc:
         fail(str(exc))
+
+
+def check_run_options(runs: list[list[str]]) -> None:
+    """A subcommand's options, written as the run keys they stand for (`--cpus 0` as `cpus=0`),
+    go through the very validation run.py applies, before the subcommand starts any work: a
+    second copy of the rules would drift, and an option dropped because it was falsy (0) ran
+    `curves` on every core (issue 45). `runs`: the overrides of each distinct run it will start."""
+    for overrides in runs:
+        check_overrides(overrides)

@@ -52,6 +52,19 @@ class RunSpec:
     def batch_size(self) -> int:
         return int(self.model_cfg["batch_size"])
 
+    def oversubscribed(self) -> str | None:
+        """One line when the compute pool asks for more threads than the run has cores, else
+        None. Such a run is legal (it measures what oversubscription costs) but its threads
+        time-share cores: `threads=8` on 1 core fell from 36% to 21% of peak, silently (issue 45).
+        """
+        if self.threads <= self.cpus:
+            return None
+        return (
+            f"oversubscribed: threads={self.threads} on cpus={self.cpus} "
+            f"core{'s' if self.cpus > 1 else ''}: the threads time-share the cores, so the "
+            "figures measure the oversubscription too (threads=null uses one per core)"
+        )
+
 
 def _positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):

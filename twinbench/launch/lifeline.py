@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 PARENT_PID_ENV = "TWINBENCH_PARENT_PID"
@@ -53,6 +54,79 @@ def report_interrupted(exc: Interrupted) -> int:
         flush=True,
     )
     return 128 + exc.signum
+
+
+# How long the processes a stopped command started get to end on SIGTERM (a run.py child kills
+# its worker's group and exits at once) before they are killed outright.
+STOP_GRACE_S = 5.0
+
+
+def stop_descendants(procs: list, grace_s: float = STOP_GRACE_S) -> None:
+    """SIGTERM to `procs` (psutil processes), SIGKILL to any still alive `grace_s` later."""
+    import psutil
+
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.terminate()
+    _, alive = psutil.wait_procs(procs, timeout=grace_s)
+    for proc in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=grace_s)
+
+
+def stops_on_signals(prog: str, kept: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """A long-running command stops on SIGTERM, SIGINT or SIGHUP as `run` does: within seconds,
+    with every process it started, in one line that says `kept` (what stays), exit 128 + n.
+
+    Without it `curves` ignored a SIGINT (a shell's `&` starts a job with SIGINT ignored, and
+    only run.py put a handler back) and trained on for two minutes, and a SIGTERM killed it
+    alone, its run.py child training on (issue 45). The processes it started are read when the
+    signal arrives, before anything on the way out kills one of them: a run.py child killed by
+    subprocess.run's own clean-up would orphan its worker out of this process's tree."""
+
+    def wrap(command: Callable[..., int]) -> Callable[..., int]:
+        @functools.wraps(command)
+        def guarded(*args, **kwargs) -> int:
+            if threading.current_thread() is not threading.main_thread():
+                return command(*args, **kwargs)  # handlers belong to the main thread
+            import psutil
+
+            # What was running before the command started is not its to stop (a caller's own).
+            before = {p.pid for p in psutil.Process().children(recursive=True)}
+            started: list = []
+
+            def read_started() -> None:
+                with contextlib.suppress(psutil.Error):
+                    procs = psutil.Process().children(recursive=True)
+                    started.extend(p for p in procs if p.pid not in before)
+
+            def handler(signum: int, frame: FrameType | None) -> None:
+                read_started()
+                raise Interrupted(signum)
+
+            previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
+            try:
+                return command(*args, **kwargs)
+            except Interrupted as exc:
+                for signum in STOP_SIGNALS:  # a second Ctrl-C must not cut the clean-up short
+                    signal.signal(signum, signal.SIG_IGN)
+                read_started()  # and any started since
+                stop_descendants(list({p.pid: p for p in started}.values()))
+                print(
+                    f"{prog}: interrupted by {exc}: the work in progress was stopped, with every "
+                    f"process it started; {kept}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return 128 + exc.signum
+            finally:
+                for signum, before in previous.items():
+                    signal.signal(signum, signal.SIG_DFL if before is None else before)
+
+        return guarded
+
+    return wrap
 
 
 def child_env(env: dict[str, str]) -> dict[str, str]:

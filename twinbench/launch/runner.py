@@ -253,6 +253,9 @@ def run_job(config: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
             file=sys.stderr,
             flush=True,
         )
+    oversubscribed = spec.oversubscribed()
+    if oversubscribed:  # once per job, before it runs; the worker's record carries it in `flags`
+        print(f"twinbench: warning: {oversubscribed}", file=sys.stderr, flush=True)
 
     def measure_repeat(i: int, rep_dir: Path, pair: str | None) -> dict[str, Any]:
         rep_config = {**config, "repeat": i, "run_key": key, "pair_id": pair}

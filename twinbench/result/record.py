@@ -36,7 +36,14 @@ from twinbench.result.blocks import (
     Timing,
 )
 
-__all__ = ["ABSENT", "SCHEMA_HISTORY", "SCHEMA_VERSION", "STABLE_KEYS", "ResultRecord"]
+__all__ = [
+    "ABSENT",
+    "SCHEMA_HISTORY",
+    "SCHEMA_VERSION",
+    "STABLE_KEYS",
+    "NotARecord",
+    "ResultRecord",
+]
 
 SCHEMA_VERSION = 2
 # What each version changed; `from_json` reads every version listed here.
@@ -77,6 +84,18 @@ class UnknownSchemaVersion(ValueError):
             f"{', '.join(map(str, SCHEMA_HISTORY))} (update twinbench to read newer records)"
         )
         self.version = version
+
+
+class NotARecord(ValueError):
+    """A JSON object with none of the keys every twinbench record holds: another tool's file that
+    happens to be named result.json. Told apart from an unknown version, whose advice (update
+    twinbench) would send the user the wrong way (issue 45)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "not a twinbench record: it holds none of the keys every record has "
+            f"({', '.join(STABLE_KEYS)}); another tool's file? move it out of the results"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,13 +176,20 @@ class ResultRecord(Block):
     started: str = spec("when the worker started", "UTC ISO 8601")
     finished: str = spec("when the worker finished", "UTC ISO 8601")
     config: dict[str, Any] = spec("the resolved config the run was given")
+    flags: list[str] = spec(
+        "what qualifies the figures, one line each (oversubscribed: more threads than cores); "
+        "absent when nothing does"
+    )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResultRecord:
-        """A parsed result.json of any version in SCHEMA_HISTORY; UnknownSchemaVersion else.
+        """A parsed result.json of any version in SCHEMA_HISTORY; UnknownSchemaVersion else, and
+        NotARecord for a JSON object that is no twinbench record at all.
 
         Older versions need no conversion yet: version 2 only added fields, absent in version 1.
         """
+        if not any(key in data for key in STABLE_KEYS):
+            raise NotARecord()
         version = data.get("schema_version")
         if isinstance(version, bool) or version not in SCHEMA_HISTORY:
             raise UnknownSchemaVersion(version)

@@ -62,6 +62,11 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
     )
 
 
+def run_flags(spec: RunSpec) -> list[str]:
+    """What qualifies this run's figures, one line each (the record's `flags`)."""
+    return [line for line in (spec.oversubscribed(),) if line]
+
+
 def budget_record(clock, spec: RunSpec, timing: Timing) -> Budget:
     return Budget.parse(budget.from_clock(clock, warmup_steps(spec), timing.steady_step_s.median))
 
@@ -233,4 +238,5 @@ def assemble(
         started=started,
         finished=environment.now_iso(),
         config=spec.config,
+        **({"flags": flags} if (flags := run_flags(spec)) else {}),
     )

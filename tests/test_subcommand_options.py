@@ -1,0 +1,73 @@
+"""A subcommand's options pass the checks of the run keys they stand for, before any work starts
+(issue 45): `curves --cpus 0` ran on every core (0 was dropped as "not given"), and `calibrate
+--cpus 0` calibrated and cached a core count nobody asked for. No training here: the work each
+command would start is replaced by a tripwire."""
+
+from __future__ import annotations
+
+import pytest
+
+from twinbench.cli import calibrate, curves, curves_table
+from twinbench.measure import noise
+
+
+def _tripwire(*args, **kwargs):
+    raise AssertionError("work started despite a refused option")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cpus", "0"], "cpus must be at least 1, got 0"),
+        (["--cpus", "4096"], "cpus=4096 but this process may use only"),
+        (["--epochs", "0"], "epochs must be at least 1, got 0"),
+        (["--max-steps", "0"], "max_steps must be at least 1, got 0"),
+    ],
+)
+def test_curves_refuses_an_option_its_runs_could_not_take(
+    argv, message, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(curves, "train", _tripwire)
+    with pytest.raises(SystemExit) as exit_:
+        curves.main(["mlp", "--seeds", "2", "--out", str(tmp_path), *argv])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("twinbench: error: ") and message in err and "\n" not in err
+
+
+def test_the_curves_table_refuses_a_bad_cap_before_the_first_workload_trains(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(curves, "train", _tripwire)
+    with pytest.raises(SystemExit) as exit_:
+        curves_table.main(["--models", "mlp", "--max-steps", "0", "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "max_steps must be at least 1, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cpus", "0"], "cpus must be at least 1, got 0"),
+        (["--epochs", "0"], "epochs must be at least 1, got 0"),
+        (["--max-steps", "-1"], "max_steps must be at least 1, got -1"),
+    ],
+)
+def test_calibrate_refuses_an_option_its_runs_could_not_take(
+    argv, message, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(noise, "calibrate", _tripwire)
+    with pytest.raises(SystemExit) as exit_:
+        calibrate.main(["--cache-dir", str(tmp_path), *argv])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_calibrate_refuses_a_file_as_its_cache_dir(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setattr(noise, "calibrate", _tripwire)
+    with pytest.raises(SystemExit) as exit_:
+        calibrate.main(["--cpus", "1", "--cache-dir", str(blocker)])
+    assert exit_.value.code == 2
+    assert "is a file, not a directory; choose another --cache-dir" in capsys.readouterr().err
