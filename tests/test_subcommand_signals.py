@@ -26,6 +26,9 @@ from twinbench.measure import noise
 from twinbench.parity import cli as parity_cli
 from twinbench.paths import REPO_ROOT
 
+# It times how soon each command stops after a signal (tests/sharing.py).
+pytestmark = pytest.mark.serial
+
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
 TINY = ["--epochs", "1", "--max-steps", "2", "--cpus", "1"]
 
