@@ -39,13 +39,17 @@ def pytest_unconfigure(config) -> None:
     sharing.remove_tmpdir(getattr(config, "_twinbench_own_tmpdir", None))
 
 
-@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Whole files, and the files that share a session fixture together, on one worker."""
+    return sharing.FilesAndTheirSharers(config, log)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Keep each module on one worker (its module-scoped fixtures are built once) unless a test
-    names its own group: xdist's `loadgroup` reads this mark after us."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    unlisted = sharing.unlisted_sharers(items)
+    if unlisted:
+        raise pytest.UsageError(
+            "list these in tests/sharing.py SHARED_FIXTURES: " + "; ".join(unlisted)
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -96,8 +100,6 @@ def compose():
 INSTALL_SKIP = shutil.ignore_patterns(
     ".venv", ".git", "results", "build", "*.egg-info", "__pycache__", "site"
 )
-# The tests that use it share this xdist group, so the copy is installed once per run.
-INSTALLED_COPY = pytest.mark.xdist_group("installed_copy")
 
 
 @pytest.fixture(scope="session")
@@ -114,16 +116,10 @@ def installed_site(tmp_path_factory) -> Path:
 
 # --- every backend trains every model: one tiny sweep per backend, read by several modules -----
 
-# The tests that read these sweeps share this xdist group, so they are swept once per run.
-# They are serial too, so that whichever of them builds the sweeps holds the machine alone.
-EVERY_BACKEND = [pytest.mark.xdist_group("every_backend"), pytest.mark.serial]
-
-
-def reads_every_backend(test):
-    """Mark a test that reads `every_backend_sweeps` (see EVERY_BACKEND)."""
-    for mark in EVERY_BACKEND:
-        test = mark(test)
-    return test
+# The tests that read these sweeps are serial, so that whichever of them builds the sweeps
+# holds the machine alone (the lanes use every core); tests/sharing.py keeps their files on one
+# worker.
+reads_every_backend = pytest.mark.serial
 
 
 EVERY_BACKEND_TINY = (
@@ -189,10 +185,6 @@ def every_backend_sweeps(tmp_path_factory):
 
 
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="needs at least 2 allowed cores")
-
-
-# The modules that read `tiny_sweep` share this xdist group, so it is swept once per run.
-TINY_SWEEP_GROUP = pytest.mark.xdist_group("tiny_sweep")
 
 
 @pytest.fixture(scope="session")

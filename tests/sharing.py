@@ -4,9 +4,11 @@ The suite is mostly waiting on child processes that each use one core (`cpus=1` 
 processes, installs), so on two cores two workers finish it in about half the time. Three rules
 keep that honest:
 
-1. **Files stay whole.** Every test is put in an `xdist_group` named after its module (unless it
-   names a group of its own, to share a run-once fixture with another module), and the suite runs
-   with `--dist loadgroup`: a module's fixtures are built once, on one worker.
+1. **Files stay whole.** The scheduler (`FilesAndTheirSharers`) hands out whole test files, and
+   the files that read one session-scoped fixture (`SHARED_FIXTURES`) as one unit: a module's
+   fixtures, and a shared fixture, are built once, on one worker. (xdist's own `loadgroup` marks
+   would say the same per test, but pytest 9.2 computes node ids, and xdist 3.8 tags the group
+   onto a node id by assignment, which no longer takes: every test would be scheduled alone.)
 2. **Tests that time things or use every core run alone.** A module or test marked `serial` takes
    this run's lock exclusively, every other test takes it shared, so a serial test starts only
    when the other worker is between tests and nothing starts beside it. A turnstile in front of
@@ -31,7 +33,41 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from xdist.scheduler import LoadScopeScheduling
+
 from twinbench.machine import cpu
+
+# session fixture -> the test files that read it; each group's files go to one worker together.
+SHARED_FIXTURES = {
+    "every_backend_sweeps": (
+        "tests/test_every_backend.py", "tests/test_image_models.py", "tests/test_text_models.py"
+    ),
+    "tiny_sweep": ("tests/test_budget.py", "tests/test_profile.py", "tests/test_runs.py"),
+    "installed_site": ("tests/test_installed_copy.py", "tests/test_packaging.py"),
+}  # fmt: skip
+_UNIT_OF_FILE = {path: name for name, paths in SHARED_FIXTURES.items() for path in paths}
+
+
+class FilesAndTheirSharers(LoadScopeScheduling):
+    """xdist's scope scheduling with a test file as the scope, and the files of one
+    `SHARED_FIXTURES` entry as one scope."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        return _UNIT_OF_FILE.get(path, path)
+
+
+def unlisted_sharers(items) -> list[str]:
+    """Test files that read a shared fixture without being listed with it in SHARED_FIXTURES:
+    their worker would build the fixture a second time."""
+    found = set()
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        for fixture in SHARED_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            if path not in SHARED_FIXTURES[fixture]:
+                found.add(f"{path} reads {fixture}")
+    return sorted(found)
+
 
 # The cores this worker may use, read before any test narrows a thread's mask.
 _MASK_AT_START = sorted(os.sched_getaffinity(0))

@@ -9,10 +9,6 @@ import pytest
 from frameworks.timing import RunClock
 from twinbench.result import budget
 
-from .conftest import TINY_SWEEP_GROUP
-
-pytestmark = TINY_SWEEP_GROUP  # conftest's tiny_sweep, swept once for this module and another
-
 TOLERANCE = 0.02  # the parts must sum to the measured training time within 2%
 
 

@@ -21,11 +21,9 @@ from models.catalog import model_config
 from twinbench.config.spec import group_choices
 from twinbench.paths import REPO_ROOT
 
-from .conftest import EVERY_BACKEND
-
 # Its lanes use every core themselves (tests/sharing.py); the sweeps are conftest's
 # `every_backend_sweeps`, which tests/test_image_models.py and test_text_models.py read too.
-pytestmark = EVERY_BACKEND
+pytestmark = pytest.mark.serial
 
 MODELS = group_choices("model")
 

@@ -22,9 +22,7 @@ import pytest
 
 from twinbench.paths import REPO_ROOT
 
-from .conftest import INSTALLED_COPY
-
-pytestmark = [pytest.mark.slow, INSTALLED_COPY]
+pytestmark = pytest.mark.slow
 
 TINY = ("backend=torch", "model=mlp", "epochs=1", "max_steps=3", "measure.peak_probe=false")
 STEP_TIMEOUT_S = 600

@@ -13,10 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import INSTALLED_COPY
-
-pytestmark = INSTALLED_COPY  # the installed copy of tests/test_installed_copy.py, installed once
-
 
 @pytest.fixture(scope="module")
 def installed(installed_site) -> Path:

@@ -12,9 +12,7 @@ from analysis.load.table import runs_table
 from analysis.render import terminal
 from twinbench.result import budget
 
-from .conftest import TINY_SWEEP_GROUP, _tiny_sweep
-
-pytestmark = TINY_SWEEP_GROUP  # conftest's tiny_sweep, swept once for this module and another
+from .conftest import _tiny_sweep
 
 # Two tiny runs in fresh processes on a shared machine differ by their load alone: their steady
 # windows last under a second, so one burst of another job covers them (fastest steady steps of

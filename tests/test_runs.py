@@ -9,7 +9,7 @@ import pytest
 from frameworks import registry
 from twinbench.result.results import SCHEMA_VERSION, STABLE_KEYS
 
-from .conftest import TINY_SWEEP_GROUP, needs_two_cores, read_result, run_cli
+from .conftest import needs_two_cores, read_result, run_cli
 
 SHORT = ("epochs=1", "max_steps=3")
 
@@ -45,7 +45,6 @@ def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["torch", "tensorflow"])
-@TINY_SWEEP_GROUP
 def test_result_file_schema(backend, tiny_sweep):
     """The mlp record of conftest's tiny sweep (two epochs of 8 steps on one core), the run this
     test made on its own until 2026-12-03 but for its 8 steps an epoch."""
