@@ -136,6 +136,9 @@ def lanes(backends: list[str], cores: list[int]) -> list[tuple[int, list[str]]]:
     return [(core, backends[i :: len(cores)]) for i, core in enumerate(cores[: len(backends)])]
 
 
+# Over 60 s (about 440 s on the Zen 3): 40 fresh workers, one per backend and model, each paying
+# its framework's import; that is the check (every pair from the CLI), and the lanes already
+# use every core. It is built once per test run for three files.
 @pytest.fixture(scope="session")
 def every_backend_sweeps(tmp_path_factory):
     """backend -> (the sweep's exit status and stderr, model -> its result record): every
@@ -187,6 +190,8 @@ def every_backend_sweeps(tmp_path_factory):
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="needs at least 2 allowed cores")
 
 
+# Over 60 s on the Zen 3 (about 64 s): four fresh runs, two frameworks' imports each; built once
+# per test run for the budget, profile and result-schema tests.
 @pytest.fixture(scope="session")
 def tiny_sweep(tmp_path_factory):
     """mlp and cnn on both frameworks, 2 epochs of 8 steps, one core: four fresh workers

@@ -17,6 +17,8 @@ from twinbench.config.spec import group_choices
 from twinbench.parity import certificates, compare, stages
 
 
+# Over 60 s (about 250 s on the Zen 3): every model's parity on every backend; one stage process
+# per backend serves all models, and the non-reference stages already run side by side.
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory):
     """model -> backend -> its report against the reference: every model on every backend

@@ -191,6 +191,8 @@ def test_the_precision_check_fails_a_run_whose_dtypes_are_not_what_was_asked():
         precision_block("float32", {"bfloat16"}, {"float32"})
 
 
+# Over 60 s on the Zen 3 (about 72 s): two bfloat16 runs, each with its kernel probe process (a
+# third framework start-up) that says which kernels ran; every bf16 test reads these two.
 @pytest.fixture(scope="module")
 def bf16_records(tmp_path_factory) -> dict[str, dict]:
     """Native torch and Keras on JAX, mixed bfloat16, eager, two steps each: one sweep."""

@@ -15,6 +15,8 @@ SHORT = ("epochs=1", "max_steps=3")
 
 
 @needs_two_cores
+# Over 60 s on the Zen 3 (about 78 s): four fresh runs, the smallest sweep that puts a second
+# TensorFlow job with other thread settings after a first.
 def test_multirun_isolates_every_job_and_verifies_its_threads(tmp_path):
     """Both backends x cpus 1,2 in one sweep: the second TensorFlow job would fail with
     'Intra op parallelism cannot be modified after initialization' if jobs shared a process."""

@@ -74,6 +74,8 @@ def test_an_arch_key_the_halves_do_not_take_fails_the_contract_check(tmp_path):
     assert all("arch keys" in f for f in failures)
 
 
+# Over 60 s on the Zen 3 (about 62 s): the guide's commands as a reader runs them, on every
+# backend, training and certifying side by side; one walk of the page.
 @pytest.mark.slow
 def test_following_the_page_trains_the_toy_on_every_backend_and_certifies_it(tmp_path):
     copy = follow(tmp_path, BLOCKS)
