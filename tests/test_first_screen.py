@@ -1,4 +1,4 @@
-"""README command 1's first screen (twinbench/ui/screen.py): at most screen.MAX_LINES lines by
+"""README command 1's first screen (twinbench/launch/screen.py): at most screen.MAX_LINES lines by
 default, and no line that names a faster side for a core count its decision left undecided.
 
 No framework runs: a whole deciding sweep goes through run_deciding and the sweep's end with the
@@ -20,12 +20,12 @@ import pytest
 from omegaconf import OmegaConf
 
 from twinbench.cli import sweep_end
-from twinbench.launch import decide, decide_sweep, together
+from twinbench.launch import decide, decide_sweep, screen, together
 from twinbench.machine import cpu
 from twinbench.parity import certificates
 from twinbench.paths import CONF_DIR
 from twinbench.sequential import Design, decide_sequence
-from twinbench.ui import progress, screen
+from twinbench.ui import progress
 
 from . import test_analysis_fakes as fakes
 

@@ -67,10 +67,11 @@ def test_an_installed_copy_finds_its_pricing_tables_templates_and_the_callers_re
 def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "train")
     assert proc.returncode == 2
-    # every command of the registry, in its order (calibrate came with decided comparisons)
+    # every command of the registry, in its order (calibrate came with decided comparisons,
+    # curves_table with issue 45's one parser per command)
     assert proc.stderr.strip() == (
         "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
-        "mlflow, curves, calibrate, bench"
+        "mlflow, curves, curves_table, calibrate, bench"
     )
 
 
@@ -80,7 +81,8 @@ def test_an_installed_copy_says_the_benchmarks_stay_with_the_checkout(installed,
     assert "they ship with the checkout, not the installed package" in listing.stdout
     proc = _twinbench(installed, tmp_path, "bench", "overhead")
     assert proc.returncode == 2
+    # it names the folder it looked in (the working directory), which holds no benchmarks/
     assert proc.stderr.strip() == (
-        "twinbench: error: unknown benchmark 'overhead'; choose one of: none here (they ship "
-        "with the checkout)"
+        f"twinbench: error: unknown benchmark 'overhead'; choose one of: none in {tmp_path} "
+        "(they ship with the checkout: run this from one)"
     )

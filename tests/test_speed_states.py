@@ -72,6 +72,7 @@ def test_twin_ratios_compare_the_same_seconds_so_a_shared_slow_second_cancels():
     assert machine_probe.twin_ratios(a, b) == pytest.approx([1.1, 1.1])
 
 
+@pytest.mark.serial  # two processes on both cores, timed against each other's start
 @pytest.mark.skipif(len(machine_probe.cpu.allowed_cpus()) < 2, reason="needs two cores")
 def test_placement_times_two_fresh_processes_per_round_and_reads_their_huge_pages(tmp_path):
     out = tmp_path / "placement.json"

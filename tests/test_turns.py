@@ -224,7 +224,8 @@ def test_a_deciding_sweep_in_turns_keeps_whole_records_and_says_it_took_turns(
         f"hydra.sweep.dir={tmp_path}/sweep",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "taking turns of 3 steps" in proc.stdout
+    # the first screen's design line names the pairing and the turn length
+    assert "design: fresh-process pairs in turns of 3 steps" in proc.stdout
     records = [json.loads(p.read_text()) for p in sorted(tmp_path.rglob("result.json"))]
     assert len(records) == 2 and all(r["status"] == "ok" for r in records)
     for path, r in zip(sorted(tmp_path.rglob("result.json")), records, strict=True):

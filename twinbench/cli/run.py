@@ -18,10 +18,10 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from twinbench.config import checks as cli
-from twinbench.launch import lifeline, repeats, slurm
+from twinbench.launch import lifeline, repeats, screen, slurm
 from twinbench.launch import runner as launch
 from twinbench.paths import CONF_DIR
-from twinbench.ui import progress, screen
+from twinbench.ui import progress
 
 log = logging.getLogger("twinbench.run")
 
@@ -30,7 +30,7 @@ log = logging.getLogger("twinbench.run")
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> str:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    if progress.screen_quiet:  # a job of a deciding sweep's first screen (ui/screen.py)
+    if progress.screen_quiet:  # a job of a deciding sweep's first screen (launch/screen.py)
         progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
     elif cfg.get("quiet"):
         progress.quiet_console()

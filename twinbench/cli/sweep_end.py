@@ -23,9 +23,9 @@ from analysis.errors import AnalysisError
 from analysis.load import records as records_module
 from analysis.load.table import failures, frame, load_results
 from analysis.render import terminal
-from twinbench.launch import decide, interleave, planner, slurm
+from twinbench.launch import decide, interleave, planner, screen, slurm
 from twinbench.parity import certificates, compare
-from twinbench.ui import progress, screen
+from twinbench.ui import progress
 
 
 def sweep_size(task_overrides: list[str], sweeper_params: dict[str, str]) -> int | None:
@@ -141,7 +141,7 @@ def first_screen_end(
     models: list[str],
     certify: bool,
 ) -> bool:
-    """The end of a deciding sweep's first screen (twinbench/ui/screen.py): per core count the
+    """The end of a deciding sweep's first screen (twinbench/launch/screen.py): per core count the
     decision, the hardware effect, the certificate, the report's path. The side-by-side tables
     and every run's block are behind verbose=true (and in report.html)."""
     from twinbench.machine import cpu

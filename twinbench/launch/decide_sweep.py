@@ -16,6 +16,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from twinbench.launch import screen
 from twinbench.launch.decide import Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
@@ -23,7 +24,7 @@ from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.result import results
 from twinbench.sequential import Design, load_design
-from twinbench.ui import progress, screen
+from twinbench.ui import progress
 
 Key = tuple[str, ...]
 
@@ -99,7 +100,7 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     OmegaConf.save(config, sweep_dir / "multirun.yaml")
 
     design = load_design(**sweeper.decision)
-    shown = screen.screen_only(config)  # the first screen (twinbench/ui/screen.py)
+    shown = screen.screen_only(config)  # the first screen (twinbench/launch/screen.py)
     live = screen.LiveLine() if shown else None
     if shown:
         screen.current = live
@@ -186,7 +187,7 @@ def run_in_turns(
 ) -> dict[str, dict[str, Any]]:
     """One pair with both halves alive at once, taking turns (twinbench/launch/together.py);
     returns the records by backend. Each run's summary block goes to the twinbench.worker log:
-    on the console with verbose=true, off it on the first screen (twinbench/ui/screen.py)."""
+    on the console with verbose=true, off it on the first screen (twinbench/launch/screen.py)."""
     from twinbench.launch import runner as launch
     from twinbench.launch import together
 

@@ -210,7 +210,7 @@ class _NotFrom(logging.Filter):
 
 def quiet_console(names: tuple[str, ...] = QUIET_LOGGERS) -> None:
     """quiet=true: progress and per-epoch lines leave the terminal; run.log keeps them. The
-    first screen of a deciding sweep (twinbench/ui/screen.py) passes more logger names."""
+    first screen of a deciding sweep (twinbench/launch/screen.py) passes more logger names."""
     for handler in logging.getLogger().handlers:
         if not isinstance(handler, logging.FileHandler) and not any(
             isinstance(f, _NotFrom) and set(names) <= set(f.names) for f in handler.filters
@@ -218,6 +218,6 @@ def quiet_console(names: tuple[str, ...] = QUIET_LOGGERS) -> None:
             handler.addFilter(_NotFrom(names))
 
 
-# True while a deciding sweep shows its first screen (twinbench/ui/screen.py): the runs'
+# True while a deciding sweep shows its first screen (twinbench/launch/screen.py): the runs'
 # relays (twinbench/ui/live.py) draw no bars and print no status lines, as with quiet=true.
 screen_quiet = False

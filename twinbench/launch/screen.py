@@ -17,8 +17,9 @@ excludes 1.
 
 Everything that is drawn is made by the functions here from data (decisions.json's body, result
 records, certificate statuses), so tests/test_first_screen.py holds the screen to its length and
-to its wording without running a framework. numpy only (through twinbench.stats): no framework,
-no Hydra.
+to its wording without running a framework. It lives in the launcher's package because it reads
+the decision engine (twinbench.sequential), the intervals (twinbench.stats) and the registry's
+reference backend; it imports no framework and no Hydra.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from frameworks.registry import REPORT_REFERENCE
 from twinbench import stats
+from twinbench.sequential import Decision
+from twinbench.ui.progress import duration
 
 MAX_LINES = 40  # the first screen's length, progress line and a few warnings included
 NON_TTY_EVERY_S = 60.0  # off a terminal the progress line is printed at most this often
@@ -130,15 +134,9 @@ def progress_text(
             parts.append(f"{name} {pairs} pair{'s' if pairs != 1 else ''} ({ratios[-1]:.3f})")
         else:
             parts.append(f"{name} waiting")
-    budget = f"{_duration(spent_s)}" + (f" of {_duration(pool_s)}" if pool_s else "") + " spent"
+    budget = f"{duration(spent_s)}" + (f" of {duration(pool_s)}" if pool_s else "") + " spent"
     head = f"measuring: {running}; " if running else "measuring: "
     return head + ", ".join(parts) + f"; {budget}"
-
-
-def _duration(seconds: float) -> str:
-    from twinbench.ui.progress import duration
-
-    return duration(seconds)
 
 
 def _fmt_ratio(value: float) -> str:
@@ -148,8 +146,6 @@ def _fmt_ratio(value: float) -> str:
 def verdict_lines(body: dict[str, Any], all_cores: int | None) -> list[str]:
     """Per core count of decisions.json's body: the outcome (one line), then the ratio, its
     interval, the pairs and the design (a second line)."""
-    from twinbench.sequential import Decision
-
     d = {"pairing": "sequential", **body["design"]}
     series = body["series"]
     names = [s.get("a") for s in series if s.get("a")] + [s.get("b") for s in series if s.get("b")]
@@ -204,8 +200,6 @@ def hardware_lines(records: Iterable[dict[str, Any]], all_cores: int | None) -> 
             continue
         by_backend.setdefault(str(r.get("backend")), {}).setdefault(cores, []).append(step)
     rows = []
-    from frameworks.registry import REPORT_REFERENCE
-
     for backend in sorted(by_backend, key=lambda n: (n != REPORT_REFERENCE, n)):
         counts = by_backend[backend]
         if len(counts) < 2:
