@@ -66,6 +66,9 @@ def _figures(record: dict[str, Any]) -> dict[str, float]:
     if record.get("status") != "ok":
         print(f"  run failed: {record.get('error')}", file=sys.stderr, flush=True)
         return {}
+    if not record["timing"].get("steady_step_s"):  # too short for its warm-up: its flags say
+        print(f"  no steady figure: {'; '.join(record.get('flags', []))}", file=sys.stderr)
+        return {}
     return {
         "wall": record["timing"]["steady_step_s"]["median"],
         "cpu": decide.training_cpu_s(record) or 0.0,

@@ -58,7 +58,11 @@ def plan(spec: RunSpec) -> Plan | None:
 
 def width(records: list[dict[str, Any]]) -> float | None:
     """Relative width of the interval of the ok repeats' steady-step medians (None: < 2)."""
-    steady = [r["timing"]["steady_step_s"]["median"] for r in records if r["status"] == "ok"]
+    steady = [
+        r["timing"]["steady_step_s"]["median"]
+        for r in records
+        if r["status"] == "ok" and r["timing"].get("steady_step_s")  # none: too short a run
+    ]
     return stats.summarize(steady).rel_ci_width if len(steady) >= 2 else None
 
 
