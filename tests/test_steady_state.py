@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from twinbench.config.spec import build_spec
 from twinbench.worker import assemble
 
@@ -42,3 +44,33 @@ def test_the_shortest_run_with_a_steady_step():
     assert assemble.shortest_steady_run(epochs=1, warmup=10) == 11
     assert assemble.shortest_steady_run(epochs=2, warmup=10) == 6
     assert assemble.shortest_steady_run(epochs=1, warmup=0) == 2
+
+
+def test_a_run_whose_data_ends_first_is_told_more_epochs_not_a_larger_max_steps(compose):
+    """max_steps=50 on a data set of 3 steps per epoch: a larger max_steps changes nothing."""
+    spec = build_spec(compose(*T, "epochs=2", "max_steps=50"))
+    timing = assemble.timing_record(_clock([[1_000_000] * 3] * 2), spec, 128)
+    (flag,) = assemble.run_flags(spec, timing, steps_per_epoch=3)
+    assert "the data holds 3 steps per epoch, so epochs=4 would leave one" in flag
+    assert "max_steps=" not in flag
+    assert assemble.shortest_steady_epochs(3, warmup=10) == 4
+
+
+def test_one_step_per_epoch_is_never_steady_and_the_flag_says_what_would_help(compose):
+    """model.batch_size above the training set: one step per epoch, always the epoch's first."""
+    spec = build_spec(compose(*T, "epochs=3", "model.batch_size=100000", "measure.warmup_steps=0"))
+    timing = assemble.timing_record(_clock([[1_000_000]] * 3), spec, 60_000)
+    assert timing.steady_step_s is None
+    (flag,) = assemble.run_flags(spec, timing, steps_per_epoch=1)
+    assert "an epoch's first is never steady" in flag and "model.batch_size" in flag
+    assert "max_steps=" not in flag and "epochs=" not in flag
+
+
+def test_the_steady_throughput_counts_the_samples_a_step_holds(compose):
+    """A batch larger than the data trains the whole data set per step (issue 28): the steady
+    throughput is counted from what a step holds, which the worker passes (samples_per_step)."""
+    assert assemble.samples_per_step(100_000, 60_000) == 60_000
+    assert assemble.samples_per_step(128, 60_000) == 128
+    spec = build_spec(compose(*T, "measure.warmup_steps=1"))
+    timing = assemble.timing_record(_clock([[9_000_000, 2_000_000, 2_000_000]]), spec, 60_000)
+    assert timing.steady_samples_per_s * timing.steady_step_s.median == pytest.approx(60_000)

@@ -74,20 +74,43 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
     )
 
 
-def run_flags(spec: RunSpec, timing: Timing | None = None) -> list[str]:
+def run_flags(
+    spec: RunSpec, timing: Timing | None = None, steps_per_epoch: int | None = None
+) -> list[str]:
     """What qualifies this run's figures, one line each (the record's `flags`)."""
     no_steady = timing is not None and timing.steady_step_s is None
-    lines = (spec.oversubscribed(), no_steady_state(spec, timing) if no_steady else None)
+    lines = (
+        spec.oversubscribed(),
+        no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
+    )
     return [line for line in lines if line]
 
 
-def no_steady_state(spec: RunSpec, timing: Timing) -> str:
-    """The flag of a run too short for its warm-up, with the max_steps that would do."""
-    warmup = warmup_steps(spec)
-    return (
+def no_steady_state(spec: RunSpec, timing: Timing, steps_per_epoch: int | None = None) -> str:
+    """The flag of a run too short for its warm-up, with what would leave a steady step.
+
+    steps_per_epoch: the steps each epoch ran (the run's plan). Fewer than max_steps when the
+    data ran out first, and then a larger max_steps changes nothing: more epochs do. One tick
+    per epoch is never steady at any length (an epoch's first step is left out): a batch as
+    large as the training set, say."""
+    warmup, per_tick = warmup_steps(spec), timing.steps_per_tick
+    head = (
         f"no steady state: every step of the run lies in its warm-up (measure.warmup_steps="
         f"{warmup}) or opens an epoch, so no steady figure was recorded; "
-        f"max_steps={shortest_steady_run(spec.epochs, warmup, timing.steps_per_tick)} at "
+    )
+    if steps_per_epoch is not None and -(-steps_per_epoch // per_tick) < 2:
+        return head + (
+            f"each epoch is {steps_per_epoch} step(s) timed as one, and an epoch's first is never "
+            "steady: more steps per epoch (a smaller model.batch_size) would leave one"
+        )
+    if steps_per_epoch is not None and (spec.max_steps is None or steps_per_epoch < spec.max_steps):
+        epochs = shortest_steady_epochs(steps_per_epoch, warmup, per_tick)
+        return head + (
+            f"the data holds {steps_per_epoch} steps per epoch, so epochs={epochs} would leave "
+            "one, or lower measure.warmup_steps"
+        )
+    return head + (
+        f"max_steps={shortest_steady_run(spec.epochs, warmup, per_tick)} at "
         f"epochs={spec.epochs} would leave one, or lower measure.warmup_steps"
     )
 
@@ -100,6 +123,16 @@ def shortest_steady_run(epochs: int, warmup: int, per_tick: int = 1) -> int:
     while not stats.steady_steps([[1] * ticks] * epochs, warmup_ticks):
         ticks += 1
     return ticks * per_tick
+
+
+def shortest_steady_epochs(steps_per_epoch: int, warmup: int, per_tick: int = 1) -> int:
+    """The fewest epochs of `steps_per_epoch` steps (at least 2 ticks each) that leave a steady
+    step (stats.steady_steps' rule)."""
+    warmup_ticks, ticks = -(-warmup // per_tick), -(-steps_per_epoch // per_tick)
+    epochs = 1
+    while not stats.steady_steps([[1] * ticks] * epochs, warmup_ticks):
+        epochs += 1
+    return epochs
 
 
 def steady_median(timing: Timing) -> float | None:
@@ -284,5 +317,9 @@ def assemble(
         started=started,
         finished=environment.now_iso(),
         config=spec.config,
-        **({"flags": flags} if (flags := run_flags(spec, timing)) else {}),
+        **(
+            {"flags": flags}
+            if (flags := run_flags(spec, timing, trained.plan.steps_per_epoch))
+            else {}
+        ),
     )
