@@ -123,6 +123,7 @@ def test_repeats_auto_from_the_command_line_stops_when_its_time_budget_is_spent(
     from .conftest import run_cli
 
     proc = run_cli("backend=torch", "cpus=1", "epochs=1", "max_steps=3", "repeats=auto",
+                   "measure.warmup_steps=1",  # 2 steady steps of 3 (the default leaves none)
                    "measure.peak_probe=false", "measure.max_seconds=0.001",
                    f"hydra.run.dir={tmp_path}")  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
