@@ -123,6 +123,7 @@ def test_repeats_auto_from_the_command_line_stops_when_its_time_budget_is_spent(
     from .conftest import run_cli
 
     proc = run_cli("backend=torch", "cpus=1", "epochs=1", "max_steps=3", "repeats=auto",
+                   "measure.warmup_steps=1",  # 2 steady steps of 3 (the default leaves none)
                    "measure.peak_probe=false", "measure.max_seconds=0.001",
                    f"hydra.run.dir={tmp_path}")  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -131,3 +132,17 @@ def test_repeats_auto_from_the_command_line_stops_when_its_time_budget_is_spent(
     assert "budget exhausted (max_seconds=0.001)" in proc.stdout
     record = json.loads((tmp_path / "repeat-0" / "result.json").read_text())
     assert record["repeats"] == "auto"
+
+
+def test_a_run_too_short_for_its_warm_up_stops_after_its_first_repeat_and_says_why():
+    """No steady figure (issue 45): every repeat is the same run, so none would ever have one,
+    and repeats=auto once ran on to max_repeats for nothing."""
+    runs = itertools.repeat({"status": "ok", "timing": {"steady_step_s": None}})
+    records, info = adaptive.measure_until_stable(plan(), lambda i: next(runs), say=lambda s: 0)
+    assert len(records) == 1 and info["stopped_by"] == "no_steady_state"
+    assert info["reached_rel_width"] is None
+    assert info["outcome"].startswith("no steady figure after 1 repeat(s): the run is too short")
+    # a failed first repeat says nothing about the run's length: it goes on
+    runs = iter([record(1.0, "failed")] + [record(1.0)] * 10)
+    records, info = adaptive.measure_until_stable(plan(), lambda i: next(runs), say=lambda s: 0)
+    assert info["stopped_by"] == "target"

@@ -24,7 +24,15 @@ from twinbench.paths import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 
-TINY = ("backend=torch", "model=mlp", "epochs=1", "max_steps=3", "measure.peak_probe=false")
+# measure.warmup_steps=1: 3 steps leave 2 steady ones for the report (the default leaves none)
+TINY = (
+    "backend=torch",
+    "model=mlp",
+    "epochs=1",
+    "max_steps=3",
+    "measure.peak_probe=false",
+    "measure.warmup_steps=1",
+)
 STEP_TIMEOUT_S = 600
 SOURCES = {".py", ".md"}
 

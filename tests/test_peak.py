@@ -117,6 +117,7 @@ def test_a_run_divides_by_the_cached_machine_peak_and_reports_its_own_gemm(tmp_p
     run_dir = tmp_path / "run"
     proc = run_cli(
         "cpus=1", "epochs=1", "max_steps=3", f"measure.peak_cache_dir={cache}",
+        "measure.warmup_steps=1",  # 2 steady steps of 3 (the default warm-up leaves none)
         f"hydra.run.dir={run_dir}",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -13,7 +13,8 @@ from twinbench.config.spec import ConfigError, build_spec
 
 from .conftest import read_result, run_cli
 
-SHORT = ("cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false")
+# measure.warmup_steps=1: 3 steps leave 2 steady ones (the default warm-up of 10 leaves none)
+SHORT = ("cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false", "measure.warmup_steps=1")
 
 
 @pytest.mark.parametrize(

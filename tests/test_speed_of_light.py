@@ -179,6 +179,7 @@ def test_a_run_reports_its_steady_step_against_the_cached_limit(tmp_path, compos
     run_dir = tmp_path / "run"
     proc = run_cli(
         "cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false",
+        "measure.warmup_steps=1",  # 2 steady steps of 3 (the default warm-up leaves none)
         "measure.speed_of_light=true", f"measure.peak_cache_dir={cache}",
         f"hydra.run.dir={run_dir}",
     )  # fmt: skip

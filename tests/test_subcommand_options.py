@@ -5,6 +5,8 @@ command would start is replaced by a tripwire."""
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from twinbench.cli import calibrate, curves, curves_table
@@ -51,6 +53,14 @@ def test_the_curves_table_refuses_a_bad_cap_before_the_first_workload_trains(
         (["--cpus", "0"], "cpus must be at least 1, got 0"),
         (["--epochs", "0"], "epochs must be at least 1, got 0"),
         (["--max-steps", "-1"], "max_steps must be at least 1, got -1"),
+        # no step past the default warm-up of 10: no pair would have a steady step (issue 45)
+        (
+            ["--epochs", "2", "--max-steps", "2"],
+            "--max-steps 2 at --epochs 2 leaves no step past the warm-up "
+            "(measure.warmup_steps=10) that does not open an epoch, so no pair would have a "
+            "steady step to compare: use --max-steps 6 or more",
+        ),
+        (["--epochs", "1", "--max-steps", "10"], "use --max-steps 11 or more"),
     ],
 )
 def test_calibrate_refuses_an_option_its_runs_could_not_take(
@@ -61,6 +71,14 @@ def test_calibrate_refuses_an_option_its_runs_could_not_take(
         calibrate.main(["--cache-dir", str(tmp_path), *argv])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--epochs", "1", "--max-steps", "11"], ["--epochs", "2"]])
+def test_calibrate_takes_a_workload_with_a_steady_step(argv):
+    """The shortest run past its warm-up, and calibrate's default (whole epochs), go ahead."""
+    parser = argparse.ArgumentParser()
+    calibrate.add_arguments(parser)
+    assert calibrate.too_short(parser.parse_args(["--cpus", "1", *argv])) is None
 
 
 def test_calibrate_refuses_a_file_as_its_cache_dir(tmp_path, monkeypatch, capsys):

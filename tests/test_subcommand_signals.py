@@ -78,7 +78,9 @@ def _command_runs(name: str, work: Work, out: Path, monkeypatch) -> int:
         return curves_table.main(["--models", "mlp", "--out", str(out), *TINY])
     if name == "calibrate":
         monkeypatch.setattr(noise, "calibrate", work)
-        return calibrate.main(["--cache-dir", str(out), *TINY])
+        # 11 steps: the shortest run past the default warm-up, which calibrate asks of its runs
+        steps = ["--epochs", "1", "--max-steps", "11", "--cpus", "1"]
+        return calibrate.main(["--cache-dir", str(out), *steps])
     if name == "bench":
         monkeypatch.setattr(bench.runpy, "run_module", work)
         return twinbench_main(["bench", "overhead"])

@@ -20,7 +20,15 @@ from twinbench.result import results
 
 from .conftest import read_result, run_cli
 
-TINY = ("backend=torch", "cpus=1", "epochs=1", "max_steps=3", "measure.peak_probe=false")
+# measure.warmup_steps=1: 3 steps leave 2 steady ones (the default warm-up of 10 leaves none)
+TINY = (
+    "backend=torch",
+    "cpus=1",
+    "epochs=1",
+    "max_steps=3",
+    "measure.peak_probe=false",
+    "measure.warmup_steps=1",
+)
 
 
 def _results(root: Path) -> dict[str, dict]:

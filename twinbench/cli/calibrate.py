@@ -61,10 +61,42 @@ def _overrides(args: argparse.Namespace) -> list[str]:
     return out + ([f"max_steps={args.max_steps}"] if args.max_steps is not None else [])
 
 
+def too_short(args: argparse.Namespace) -> str | None:
+    """Why no run of this workload would record a steady figure (None: it would). The warm-up
+    (measure.warmup_steps) and each epoch's first step are never steady: `--max-steps 2` at 2
+    epochs ran every pair and cached a floor of nothing (issue 45)."""
+    if args.max_steps is None:
+        return None
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from twinbench import stats
+    from twinbench.paths import CONF_DIR
+
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=_overrides(args))
+    warmup = int(OmegaConf.select(cfg, "measure.warmup_steps"))
+
+    def steady(steps: int) -> bool:
+        return bool(stats.steady_steps([[1] * steps] * args.epochs, warmup))
+
+    if steady(args.max_steps):
+        return None
+    shortest = next(n for n in range(2, warmup + 3) if steady(n))
+    return (
+        f"--max-steps {args.max_steps} at --epochs {args.epochs} leaves no step past the warm-up "
+        f"(measure.warmup_steps={warmup}) that does not open an epoch, so no pair would have a "
+        f"steady step to compare: use --max-steps {shortest} or more"
+    )
+
+
 def _figures(record: dict[str, Any]) -> dict[str, float]:
     """A run's wall and CPU figures ({} for a failed run, said on stderr)."""
     if record.get("status") != "ok":
         print(f"  run failed: {record.get('error')}", file=sys.stderr, flush=True)
+        return {}
+    if not record["timing"].get("steady_step_s"):  # too short for its warm-up: its flags say
+        print(f"  no steady figure: {'; '.join(record.get('flags', []))}", file=sys.stderr)
         return {}
     return {
         "wall": record["timing"]["steady_step_s"]["median"],
@@ -118,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--pairs must be at least {MIN_PAIRS}, got {args.pairs}")
     # The options are run keys: refused by run.py's own checks before the first pair starts.
     check_run_options([[*_overrides(args), f"hydra.run.dir={tempfile.gettempdir()}"]])
+    if why := too_short(args):
+        fail(why)
     if args.cache_dir is not None:
         try:
             check_writable_dir(

@@ -5,9 +5,11 @@ does) until the 95% interval of the repeats' steady-step medians is at most
 `measure.target_rel_width` (0.02) times their median, or a budget runs out:
 `measure.max_repeats` measurements, `measure.max_seconds` of wall time. Never fewer than
 MIN_REPEATS, the fewest whose [min, max] reaches 95% coverage. summary.json says which ended it
-(`stopped_by`: `target`, `max_repeats`, `max_seconds`; `outcome`: the line printed, "reached
-width X" or "budget exhausted at width Y") and whether the runs fall into two modes (`modes`), in
-which case their median, and any width reached, describe neither mode.
+(`stopped_by`: `target`, `max_repeats`, `max_seconds`, or `no_steady_state` after the first
+repeat when the run is too short for its warm-up, which no repeat of the same run can change;
+`outcome`: the line printed, "reached width X" or "budget exhausted at width Y") and whether
+the runs fall into two modes (`modes`), in which case their median, and any width reached,
+describe neither mode.
 """
 
 from __future__ import annotations
@@ -58,8 +60,13 @@ def plan(spec: RunSpec) -> Plan | None:
 
 def width(records: list[dict[str, Any]]) -> float | None:
     """Relative width of the interval of the ok repeats' steady-step medians (None: < 2)."""
-    steady = [r["timing"]["steady_step_s"]["median"] for r in records if r["status"] == "ok"]
+    steady = [r["timing"]["steady_step_s"]["median"] for r in records if has_steady(r)]
     return stats.summarize(steady).rel_ci_width if len(steady) >= 2 else None
+
+
+def has_steady(record: dict[str, Any]) -> bool:
+    """An ok run with a steady figure (none: too short for its warm-up, its flags say)."""
+    return record["status"] == "ok" and bool((record.get("timing") or {}).get("steady_step_s"))
 
 
 def measure_until_stable(
@@ -76,6 +83,9 @@ def measure_until_stable(
         records.append(measure(len(records)))
         reached = width(records)
         ok = sum(r["status"] == "ok" for r in records)
+        if ok and not any(has_steady(r) for r in records):
+            stopped_by = "no_steady_state"  # every repeat is the same run: none would have one
+            break
         if ok >= p.min_repeats and reached is not None and reached <= p.target_rel_width:
             stopped_by = "target"
             break
@@ -107,6 +117,11 @@ def outcome(info: dict[str, Any]) -> str:
     reached = info["reached_rel_width"]
     shown = "n/a" if reached is None else f"{reached:.1%}"
     n = info["repeats"]
+    if info["stopped_by"] == "no_steady_state":
+        return (
+            f"no steady figure after {n} repeat(s): the run is too short for its warm-up (its "
+            "flags say what would leave one), and more repeats of it cannot narrow an interval"
+        )
     if info["stopped_by"] == "target":
         return (
             f"reached width {shown} of the median (target {info['target_rel_width']:.1%}) "

@@ -127,12 +127,16 @@ def summarize_repeats(records: list[Record]) -> dict[str, Any]:
     """Across repeats: median, spread and confidence interval of each repeat's steady step."""
     from twinbench import stats
 
-    ok = [r for r in records if r["status"] == "ok"]
+    # A run too short for its warm-up has no steady figure (its flags say so): none to summarize
+    ok = [r for r in records if r["status"] == "ok" and r["timing"].get("steady_step_s")]
     summary: dict[str, Any] = {
         "schema_version": results.SCHEMA_VERSION,
         "repeats": len(records),
         "ok": len(ok),
         "failed": [r.get("error") for r in records if r["status"] != "ok"],
+        "no_steady_state": sum(
+            r["status"] == "ok" and not r["timing"].get("steady_step_s") for r in records
+        ),
     }
     if ok:
         steady = [r["timing"]["steady_step_s"]["median"] for r in ok]

@@ -305,9 +305,14 @@ def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "steady step",
             f"{step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
-            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)",
+            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)"
+            if step
+            else f"none: all steps lie in the warm-up of {t['warmup_steps']} (see WARNING)",
         ),
-        ("throughput", f"{t['steady_samples_per_s']:,.0f} samples/s"),
+        (
+            "throughput",
+            f"{t['steady_samples_per_s']:,.0f} samples/s" if step else "none (no steady step)",
+        ),
         (
             "start-up",
             f"{record['startup']['total_s']:.2f}s (import "
@@ -337,7 +342,7 @@ def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
                 ),
             )
         )
-    if t["drift"]["drifting"]:
+    if t.get("drift") and t["drift"]["drifting"]:
         rows.append(
             (
                 "WARNING",
@@ -345,13 +350,16 @@ def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
                 "the first third",
             )
         )
-    if step["unstable"]:
+    if step and step["unstable"]:
         rows.append(("WARNING", "unstable: the step-time interval is wider than the threshold"))
+    rows += [("WARNING", flag) for flag in record.get("flags", [])]
     return rows
 
 
 def repeats_summary(summary_record: dict[str, Any]) -> str:
     s = summary_record.get("steady_step_s")
+    if not s and summary_record.get("no_steady_state"):
+        return "no repeat has a steady step: the runs are too short for their warm-up (flags)"
     if not s:
         return f"all {summary_record['repeats']} repeats failed"
     flag = "  UNSTABLE" if s["unstable"] else ""

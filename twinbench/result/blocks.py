@@ -60,14 +60,21 @@ class Timing(Block):
     """Per-step timing from the run's clock: the steady state the verdicts compare."""
 
     epoch_s: Summary = spec("wall time per epoch, validation included", "s", Summary)
-    steady_step_s: Summary = spec(
-        "time per step, warm-up and epoch-first steps left out", "s", Summary
+    steady_step_s: Summary | None = spec(
+        "time per step, warm-up and epoch-first steps left out; None when no step lies past "
+        "them (the record's flags say so)",
+        "s",
+        Summary,
     )
-    steady_samples_per_s: float = spec("batch size over the median steady step", "samples/s")
+    steady_samples_per_s: float | None = spec(
+        "batch size over the median steady step; None without a steady step", "samples/s"
+    )
     steady_steps: int = spec("steps in the steady state", "steps")
     steps_per_tick: int = spec("steps per timed tick (Keras steps_per_execution)", "steps")
     warmup_steps: int = spec("first steps of the run left out (measure.warmup_steps)", "steps")
-    drift: Drift = spec("drift of the steady step over the run", block=Drift)
+    drift: Drift | None = spec(
+        "drift of the steady step over the run; None without a steady step", block=Drift
+    )
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ class Budget(Block):
     parts_s: dict[str, float] = spec("time per part (budget.PARTS)", "s")
     shares: dict[str, float] = spec("each part over train_time_s", "1")
     steady_steps: int = spec("steady steps", "steps")
-    steady_median_s: float = spec("median steady step", "s")
+    steady_median_s: float | None = spec("median steady step; None without one", "s")
     unaccounted_s: float = spec("train_time_s minus the parts (near 0)", "s")
 
 
@@ -91,7 +98,9 @@ class Startup(Block):
     data_s: float = spec("loading the data set", "s")
     build_s: float = spec("building the model and its train plan", "s")
     first_step_s: float = spec("the first step (tracing, compilation, cold caches)", "s")
-    first_step_over_steady_s: float = spec("first step minus the median steady step", "s")
+    first_step_over_steady_s: float | None = spec(
+        "first step minus the median steady step; None without a steady step", "s"
+    )
     total_s: float = spec("spawn to the end of the first step, probes left out", "s")
 
 
@@ -115,7 +124,9 @@ class Flops(Block):
     per_step: float = spec("FLOP of one training step", "FLOP")
     per_sample_forward: float = spec("FLOP of one sample's forward pass", "FLOP")
     counting: str = spec('"per product (models/flops.py)" or "3x forward"')
-    achieved_gflops: float = spec("per_step over the median steady step", "GFLOP/s")
+    achieved_gflops: float | None = spec(
+        "per_step over the median steady step; None without a steady step", "GFLOP/s"
+    )
     peak_gflops: float | None = spec("the machine's GEMM peak on the run's cores", "GFLOP/s")
     fraction_of_peak: float | None = spec("achieved over peak", "1")
     framework_gemm_gflops: float | None = spec("this framework's own GEMM rate", "GFLOP/s")

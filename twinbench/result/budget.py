@@ -66,7 +66,7 @@ def compute(
     epoch_end_ns: Sequence[int],
     warmup_ticks: int,
     steps_per_tick: int,
-    steady_median_s: float,
+    steady_median_s: float | None,
 ) -> dict[str, Any]:
     """The budget of one run, in seconds and as shares of its training time.
 
@@ -75,7 +75,7 @@ def compute(
     """
     first, warm, steady = split_ticks(tick_ns, warmup_ticks)
     steady_steps = len(steady) * steps_per_tick
-    steady_s = steady_steps * steady_median_s
+    steady_s = steady_steps * steady_median_s if steady_median_s is not None else 0.0
     with_val = len(val_start_ns) == len(epoch_start_ns)
     validation_ns = remainder_ns = 0
     for e, (start, end) in enumerate(zip(epoch_start_ns, epoch_end_ns, strict=False)):
@@ -103,7 +103,7 @@ def compute(
     }
 
 
-def from_clock(clock, warmup_steps: int, steady_median_s: float) -> dict[str, Any]:
+def from_clock(clock, warmup_steps: int, steady_median_s: float | None) -> dict[str, Any]:
     """The budget of a finished run from its RunClock (frameworks.timing)."""
     per_tick = clock.steps_per_tick
     return compute(

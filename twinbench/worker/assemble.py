@@ -46,13 +46,25 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
     steps = [[ns // per_tick for ns in epoch] for epoch in clock.step_times_ns()]
     warmup_ticks = -(-warmup_steps(spec) // per_tick)
     steady = stats.steady_steps(steps, warmup_ticks)
-    if not steady:  # very short runs: fall back to every step but the first
-        steady = [ns / NS_PER_S for epoch in steps for ns in epoch][1:] or [steps[0][0] / NS_PER_S]
+    epoch_s = Summary.parse(
+        stats.summarize(clock.epoch_times_s(), unstable_rel_width=width).as_dict()
+    )
+    if not steady:
+        # Every step lies in the warm-up or opens an epoch. This once fell back to those very
+        # steps and recorded them as "steady" beside warmup_steps=10 (issue 45): no figure now,
+        # and the record's flags say why (run_flags).
+        return Timing(
+            epoch_s=epoch_s,
+            steady_step_s=None,
+            steady_samples_per_s=None,
+            steady_steps=0,
+            steps_per_tick=per_tick,
+            warmup_steps=warmup_steps(spec),
+            drift=None,
+        )
     step_summary = stats.summarize(steady, unstable_rel_width=width)
     return Timing(
-        epoch_s=Summary.parse(
-            stats.summarize(clock.epoch_times_s(), unstable_rel_width=width).as_dict()
-        ),
+        epoch_s=epoch_s,
         steady_step_s=Summary.parse(step_summary.as_dict()),
         steady_samples_per_s=batch_size / step_summary.median,
         steady_steps=len(steady) * per_tick,
@@ -62,13 +74,73 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
     )
 
 
-def run_flags(spec: RunSpec) -> list[str]:
+def run_flags(
+    spec: RunSpec, timing: Timing | None = None, steps_per_epoch: int | None = None
+) -> list[str]:
     """What qualifies this run's figures, one line each (the record's `flags`)."""
-    return [line for line in (spec.oversubscribed(),) if line]
+    no_steady = timing is not None and timing.steady_step_s is None
+    lines = (
+        spec.oversubscribed(),
+        no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
+    )
+    return [line for line in lines if line]
+
+
+def no_steady_state(spec: RunSpec, timing: Timing, steps_per_epoch: int | None = None) -> str:
+    """The flag of a run too short for its warm-up, with what would leave a steady step.
+
+    steps_per_epoch: the steps each epoch ran (the run's plan). Fewer than max_steps when the
+    data ran out first, and then a larger max_steps changes nothing: more epochs do. One tick
+    per epoch is never steady at any length (an epoch's first step is left out): a batch as
+    large as the training set, say."""
+    warmup, per_tick = warmup_steps(spec), timing.steps_per_tick
+    head = (
+        f"no steady state: every step of the run lies in its warm-up (measure.warmup_steps="
+        f"{warmup}) or opens an epoch, so no steady figure was recorded; "
+    )
+    if steps_per_epoch is not None and -(-steps_per_epoch // per_tick) < 2:
+        return head + (
+            f"each epoch is {steps_per_epoch} step(s) timed as one, and an epoch's first is never "
+            "steady: more steps per epoch (a smaller model.batch_size) would leave one"
+        )
+    if steps_per_epoch is not None and (spec.max_steps is None or steps_per_epoch < spec.max_steps):
+        epochs = shortest_steady_epochs(steps_per_epoch, warmup, per_tick)
+        return head + (
+            f"the data holds {steps_per_epoch} steps per epoch, so epochs={epochs} would leave "
+            "one, or lower measure.warmup_steps"
+        )
+    return head + (
+        f"max_steps={shortest_steady_run(spec.epochs, warmup, per_tick)} at "
+        f"epochs={spec.epochs} would leave one, or lower measure.warmup_steps"
+    )
+
+
+def shortest_steady_run(epochs: int, warmup: int, per_tick: int = 1) -> int:
+    """The smallest max_steps whose run (`epochs` epochs) has a step past the warm-up that
+    does not open an epoch (stats.steady_steps' rule, in ticks as the clock counts them)."""
+    warmup_ticks = -(-warmup // per_tick)
+    ticks = 2  # one tick opens the epoch and is never steady
+    while not stats.steady_steps([[1] * ticks] * epochs, warmup_ticks):
+        ticks += 1
+    return ticks * per_tick
+
+
+def shortest_steady_epochs(steps_per_epoch: int, warmup: int, per_tick: int = 1) -> int:
+    """The fewest epochs of `steps_per_epoch` steps (at least 2 ticks each) that leave a steady
+    step (stats.steady_steps' rule)."""
+    warmup_ticks, ticks = -(-warmup // per_tick), -(-steps_per_epoch // per_tick)
+    epochs = 1
+    while not stats.steady_steps([[1] * ticks] * epochs, warmup_ticks):
+        epochs += 1
+    return epochs
+
+
+def steady_median(timing: Timing) -> float | None:
+    return None if timing.steady_step_s is None else timing.steady_step_s.median
 
 
 def budget_record(clock, spec: RunSpec, timing: Timing) -> Budget:
-    return Budget.parse(budget.from_clock(clock, warmup_steps(spec), timing.steady_step_s.median))
+    return Budget.parse(budget.from_clock(clock, warmup_steps(spec), steady_median(timing)))
 
 
 def startup_record(
@@ -86,7 +158,9 @@ def startup_record(
         build_s=trained.build_s,
         # Includes Keras' graph tracing, XLA or torch.compile compilation when enabled.
         first_step_s=first_step_s,
-        first_step_over_steady_s=first_step_s - timing.steady_step_s.median,
+        first_step_over_steady_s=(
+            None if timing.steady_step_s is None else first_step_s - timing.steady_step_s.median
+        ),
         # From the parent's spawn to the end of the first step: what a user waits before
         # training runs at speed. The peak probe is left out: it measures the machine, once per
         # machine and cores (cached).
@@ -117,16 +191,19 @@ def flops_record(
         if products is not None
         else flops.train_step(forward(**mc["arch"]), bs)
     )
-    achieved = per_step / timing.steady_step_s.median / GFLOP
+    steady_s = steady_median(timing)
+    achieved = None if steady_s is None else per_step / steady_s / GFLOP
     record = {
         "per_step": per_step,
         "per_sample_forward": forward(**mc["arch"]),
         "counting": "per product (models/flops.py)" if products else "3x forward",
         "achieved_gflops": achieved,
         "peak_gflops": peak,
-        "fraction_of_peak": achieved / peak if peak else None,
+        "fraction_of_peak": achieved / peak if peak and achieved is not None else None,
     }
-    if probes.machine:  # this framework's own GEMM beside the machine's best: the kernel library
+    if (
+        probes.machine and achieved is not None
+    ):  # this framework's own GEMM beside the machine's best: the kernel library
         record.update(peak_module.framework_ceiling(probes.machine, runtime(spec), achieved))
     return Flops.parse(record)
 
@@ -177,7 +254,7 @@ def assemble(
     clock, data, bs = trained.clock, loaded.data, spec.batch_size
     n_train = len(data.x_train)
     timing = timing_record(clock, spec, samples_per_step(bs, n_train))
-    steady_s = timing.steady_step_s.median
+    steady_s = steady_median(timing)
     samples_per_epoch = min(n_train, trained.plan.steps_per_epoch * bs)
     train_times = clock.train_times_s()
     history = trained.history
@@ -218,7 +295,9 @@ def assemble(
         machine_peak=probes.machine,
         # The model's own products timed alone (best kernel each), outside the timed steps.
         speed_of_light=(
-            sol_module.against(probes.sol, runtime(spec), steady_s) if probes.sol else None
+            sol_module.against(probes.sol, runtime(spec), steady_s)
+            if probes.sol and steady_s is not None
+            else None
         ),
         profile=looks.profile,
         kernels=looks.kernels,
@@ -238,5 +317,9 @@ def assemble(
         started=started,
         finished=environment.now_iso(),
         config=spec.config,
-        **({"flags": flags} if (flags := run_flags(spec)) else {}),
+        **(
+            {"flags": flags}
+            if (flags := run_flags(spec, timing, trained.plan.steps_per_epoch))
+            else {}
+        ),
     )
