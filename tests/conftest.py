@@ -61,6 +61,18 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """How long each worker sat at the test lock (tests/sharing.py): time the suite spent with a
+    core idle because a serial test was running or waiting. It grows when a serial test lands
+    beside a long one; the contributor page says what to do then."""
+    if getattr(config, "workerinput", None) is not None:
+        return  # a worker: the controller prints the line once
+    waited = sharing.waits(config._tmp_path_factory.getbasetemp())
+    if waited:
+        each = ", ".join(f"{worker} {seconds:.0f} s" for worker, seconds in waited.items())
+        terminalreporter.write_line(f"waited at the test lock (a serial test alone): {each}")
+
+
 def run_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """`python run.py ARGS` from the repository root, as the README tells users to run it."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -27,9 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import shutil
+import sys
 import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,13 +52,41 @@ SHARED_FIXTURES = {
 _UNIT_OF_FILE = {path: name for name, paths in SHARED_FIXTURES.items() for path in paths}
 
 
+# Seconds each test file took, summed over its tests (setup, call and teardown), in the run that
+# wrote this file: `python -m tests.sharing JUNIT_XML` rewrites it from a run's --junitxml.
+FILE_SECONDS_PATH = Path(__file__).with_name("file_seconds.json")
+UNKNOWN_FILE_S = 5.0  # a file the table does not know yet (a new one): near the median file
+
+
+def file_seconds() -> dict[str, float]:
+    try:
+        return json.loads(FILE_SECONDS_PATH.read_text())["seconds"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 class FilesAndTheirSharers(LoadScopeScheduling):
     """xdist's scope scheduling with a test file as the scope, and the files of one
-    `SHARED_FIXTURES` entry as one scope."""
+    `SHARED_FIXTURES` entry as one scope, handed out longest first (the seconds each file took
+    last time, `file_seconds.json`): a long file started last would leave the other worker idle
+    at the end, and longest-first keeps that tail to the length of a short file."""
 
     def _split_scope(self, nodeid: str) -> str:
         path = nodeid.split("::", 1)[0]
         return _UNIT_OF_FILE.get(path, path)
+
+    def _assign_work_unit(self, node) -> None:
+        if not getattr(self, "_longest_first", False):
+            self._longest_first = True
+            seconds = file_seconds()
+
+            def weight(unit: str) -> float:
+                files = SHARED_FIXTURES.get(unit, (unit,))
+                return sum(seconds.get(f, UNKNOWN_FILE_S) for f in files)
+
+            for unit in sorted(self.workqueue, key=weight, reverse=True):
+                self.workqueue.move_to_end(unit)
+        super()._assign_work_unit(node)
 
 
 def unlisted_sharers(items) -> list[str]:
@@ -115,15 +147,34 @@ def machine_share(serial: bool, run_dir: Path) -> Iterator[None]:
         return
     turnstile_path, lock_path = run_dir / "tests.turnstile", run_dir / "tests.lock"
     with turnstile_path.open("a") as turnstile, lock_path.open("a") as lock:
+        asked = time.monotonic()
         fcntl.flock(turnstile, fcntl.LOCK_EX)  # queue behind a serial test that is waiting
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
         finally:
             fcntl.flock(turnstile, fcntl.LOCK_UN)
+        _count_wait(run_dir, time.monotonic() - asked)
         try:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+WAIT_FILE = "tests.waited-{worker}"  # in the run's folder: seconds this worker sat at the lock
+
+
+def _count_wait(run_dir: Path, seconds: float) -> None:
+    path = run_dir / WAIT_FILE.format(worker=os.environ.get("PYTEST_XDIST_WORKER", ""))
+    before = float(path.read_text()) if path.exists() else 0.0
+    path.write_text(f"{before + seconds:.3f}")
+
+
+def waits(run_dir: Path) -> dict[str, float]:
+    """worker -> seconds it waited for the test lock in this run (for the summary line)."""
+    found = {}
+    for path in sorted(run_dir.glob(WAIT_FILE.format(worker="*"))):
+        found[path.name.rsplit("-", 1)[1]] = float(path.read_text())
+    return found
 
 
 def own_tmpdir() -> Path | None:
@@ -140,3 +191,20 @@ def own_tmpdir() -> Path | None:
 def remove_tmpdir(own: Path | None) -> None:
     if own is not None:
         shutil.rmtree(own, ignore_errors=True)
+
+
+def seconds_per_file(junit_xml: Path) -> dict[str, float]:
+    """file -> its tests' summed time in a --junitxml report (setup, call and teardown)."""
+    totals: dict[str, float] = {}
+    for case in ElementTree.parse(junit_xml).iter("testcase"):
+        path = "tests/" + case.get("classname", "").split(".")[1] + ".py"
+        totals[path] = totals.get(path, 0.0) + float(case.get("time", 0))
+    return {path: round(s, 1) for path, s in sorted(totals.items())}
+
+
+if __name__ == "__main__":  # python -m tests.sharing JUNIT_XML [WHAT RAN IT]
+    measured = seconds_per_file(Path(sys.argv[1]))
+    FILE_SECONDS_PATH.write_text(
+        json.dumps({"measured": " ".join(sys.argv[2:]), "seconds": measured}, indent=1) + "\n"
+    )
+    print(f"{FILE_SECONDS_PATH}: {len(measured)} files, {sum(measured.values()):.0f} s in all")
