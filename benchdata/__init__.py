@@ -6,6 +6,7 @@ Both backends receive the arrays returned here unchanged, and the batch order fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,13 +40,20 @@ REAL_LOADERS = {
 
 
 def load(
-    name: str, source: str, seed: int, view: str | None = None, options: dict | None = None
+    name: str,
+    source: str,
+    seed: int,
+    view: str | None = None,
+    options: dict | None = None,
+    synthetic_cache: Path | None = None,
 ) -> Dataset:
     """The dataset a model's config names, from `source` ('synthetic' or 'real').
 
     `view` selects the layout a model consumes (e.g. MNIST 'flat' 784-vectors or 'image' NHWC).
     `options` is the data config (conf/data/<source>.yaml): for 'real', cache_dir, mirror,
     sha256 overrides and timeout_s. Real data has the synthetic data's shapes and dtypes.
+    `synthetic_cache`: a folder where synthetic data sets are kept between processes
+    (benchdata/cache.py); None makes them every time. info["cache"] says which happened.
     """
     if source == "real":
         return _load_real(name, view, options)
@@ -56,9 +64,18 @@ def load(
     module_name, func = SYNTHETIC_GENERATORS[name].split(":")
     import importlib
 
+    from benchdata import cache
+
     generate = getattr(importlib.import_module(module_name), func)
-    dataset = generate(seed=seed) if view is None else generate(seed=seed, view=view)
+    dataset, how = cache.load_or_generate(
+        name,
+        seed,
+        view,
+        lambda: generate(seed=seed) if view is None else generate(seed=seed, view=view),
+        synthetic_cache,
+    )
     dataset.info.setdefault("source", source)
+    dataset.info["cache"] = how
     return dataset
 
 

@@ -109,6 +109,13 @@ def check_side_dirs(config: dict[str, Any]) -> None:
     if tmpdir:
         check_writable_dir(f"TMPDIR={tmpdir}", Path(tmpdir), "unset TMPDIR or point it at one")
     measure = config.get("measure") or {}
+    data_cache = measure.get("data_cache_dir")
+    if measure.get("data_cache") and data_cache:  # the default folder is only a saving: unchecked
+        check_writable_dir(
+            f"measure.data_cache_dir={data_cache}",
+            Path(data_cache).expanduser(),
+            "set measure.data_cache_dir to a writable directory, or measure.data_cache=false",
+        )
     if measure.get("peak_probe") or measure.get("speed_of_light"):
         from twinbench.measure.peak import default_cache_dir
 

@@ -128,6 +128,8 @@ TOP_LEVEL: dict[str, Check] = {
 MEASURE: dict[str, Check] = {
     "warmup_steps": whole(0),
     "peak_probe": boolean,
+    "data_cache": boolean,
+    "data_cache_dir": text(optional=True),
     "peak_probe_size": whole(1),
     "peak_probe_bf16_size": whole(1),
     "peak_probe_seconds": positive_number(),

@@ -63,6 +63,17 @@ class Loaded:
     data_s: float
 
 
+def synthetic_cache_dir(measure: dict[str, Any]) -> Path | None:
+    """Where synthetic data sets are kept between runs (measure.data_cache, data_cache_dir),
+    or None when they are made in every run."""
+    from benchdata.cache import default_dir
+
+    if not measure.get("data_cache", True):
+        return None
+    folder = measure.get("data_cache_dir")
+    return Path(folder).expanduser() if folder else default_dir()
+
+
 def load_data(spec: RunSpec, label: str) -> Loaded:
     """Phase 2: numpy only, so a missing or corrupt file fails before the framework loads."""
     from benchdata import download, fill_arch, holdout, load
@@ -71,7 +82,10 @@ def load_data(spec: RunSpec, label: str) -> Loaded:
     download.transfer_progress = progress.transfer_sender(label)  # drawn by the parent
     t_data = time.perf_counter_ns()
     mc = spec.model_cfg
-    data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
+    data = load(
+        mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data,
+        synthetic_cache=synthetic_cache_dir(spec.measure),
+    )  # fmt: skip
     data = holdout.apply(data, mc)  # TensorLayer's validation split (benchdata/holdout.py)
     mc = fill_arch(mc, data)  # sizes only the data knows (fastText's bigram vocabulary)
     return Loaded(data, mc, seconds(t_data, time.perf_counter_ns()))
