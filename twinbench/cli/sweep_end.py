@@ -2,7 +2,10 @@
 each job, and at its end the side-by-side comparison, the report and the failures.
 
 It lives with the analysis it runs (it was twinbench/callbacks.py, which imported analysis while
-analysis imported twinbench: an import cycle hidden behind lazy imports).
+analysis imported twinbench: an import cycle hidden behind lazy imports). Hydra builds this
+callback in every run.py, a single run's included, so the analysis and the parity checks (pandas,
+scipy, matplotlib: 2-5 s of imports on a Zen 3 core) are imported only where a sweep's end uses
+them.
 """
 
 from __future__ import annotations
@@ -18,13 +21,8 @@ from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from analysis.compute import pipeline
-from analysis.errors import AnalysisError
-from analysis.load import records as records_module
-from analysis.load.table import failures, frame, load_results
-from analysis.render import terminal
 from twinbench.launch import decide, interleave, planner, screen, slurm
-from twinbench.parity import certificates, compare
+from twinbench.parity import certificates
 from twinbench.ui import progress
 
 
@@ -107,6 +105,8 @@ class SweepSummary(Callback):
 
     @staticmethod
     def _summarize(sweep_dir: Path, config: DictConfig) -> bool:
+        from analysis.load.table import load_results
+
         records = load_results([sweep_dir])
         models = sorted({r["model"] for _, r in records if r.get("status") == "ok"})
         decided = (Path(sweep_dir) / decide.DECISIONS_FILE).is_file()
@@ -127,6 +127,8 @@ class SweepSummary(Callback):
 
 
 def _list_failures(records: list[tuple[Path, dict[str, Any]]]) -> bool:
+    from analysis.load.table import failures
+
     failed = failures(records)
     if failed:
         print(f"\n{len(failed)} of {len(records)} runs failed:")
@@ -169,6 +171,7 @@ def write_report(sweep_dir: Path) -> bool:
     the sweep's output is incomplete, and a script that reads report.html must not be told
     otherwise. The rest of the summary is still printed first.
     """
+    from analysis.compute import pipeline
     from analysis.load.table import runs_table
     from analysis.render import report
 
@@ -190,6 +193,8 @@ def certify_missing(models: list[str], live: screen.LiveLine | None = None) -> N
     never competes with a timing; a current certificate, pass or fail, is kept as it is. On the
     first screen (`live`) it is the progress line, and the certificate's status follows it.
     """
+    from twinbench.parity import compare  # scipy.stats, for the weight distributions' tests
+
     for model in models:
         if certificates.status(model)["status"] in ("pass", "fail"):
             continue  # a stale or missing certificate is made again
@@ -208,6 +213,12 @@ def certify_missing(models: list[str], live: screen.LiveLine | None = None) -> N
 def comparison_table(found: list[tuple[Path, dict[str, Any]]], decided_below: bool = False) -> str:
     """The compact terminal comparison of the given records (see analysis.render.terminal);
     `decided_below`: a deciding sweep's decisions follow it, and they are its verdict."""
+    from analysis.compute import pipeline
+    from analysis.errors import AnalysisError
+    from analysis.load import records as records_module
+    from analysis.load.table import frame
+    from analysis.render import terminal
+
     if not found:
         return "no runs to compare"
     runs = frame([records_module.to_row(records_module.Record(p, r)) for p, r in found])
