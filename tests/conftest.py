@@ -140,6 +140,7 @@ EVERY_BACKEND_TINY = (
     "max_steps=2",
     "measure.warmup_steps=1",
     "measure.peak_probe=false",
+    "report=false",  # report.html is walked once, by test_runs' multirun test
 )
 
 
@@ -208,7 +209,7 @@ needs_two_cores = pytest.mark.skipif(CORES < 2, reason="needs at least 2 allowed
 def tiny_sweep(tmp_path_factory):
     """mlp and cnn on both frameworks, 2 epochs of 8 steps, one core: four fresh workers
     (shared by the budget and profile tests; `extra` overrides make another sweep)."""
-    return _tiny_sweep(tmp_path_factory.mktemp("tiny_sweep"))
+    return _tiny_sweep(tmp_path_factory.mktemp("tiny_sweep"), "report=false")
 
 
 TINY_SWEEP = (

@@ -23,7 +23,8 @@ from twinbench.paths import REPO_ROOT
 
 from .conftest import run_cli
 
-TINY = ("model=mlp", "epochs=1", "max_steps=2")
+# report=false: report.html is walked once, by test_runs' multirun test (a second a figure)
+TINY = ("model=mlp", "epochs=1", "max_steps=2", "report=false")
 
 
 def start_cli(*args: str, log: Path) -> subprocess.Popen:

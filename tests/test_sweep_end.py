@@ -12,8 +12,9 @@ from twinbench.cli.sweep_end import SweepSummary
 from . import test_analysis_fakes as fakes
 
 
-def end_of_sweep(sweep_dir) -> None:
-    SweepSummary().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep_dir)}}}))
+def end_of_sweep(sweep_dir, **keys) -> None:
+    config = {"hydra": {"sweep": {"dir": str(sweep_dir)}}, **keys}
+    SweepSummary().on_multirun_end(OmegaConf.create(config))
 
 
 def test_a_sweep_whose_report_cannot_be_written_exits_1_after_its_summary(
@@ -38,3 +39,12 @@ def test_a_sweep_whose_report_is_written_ends_normally(tmp_path, capsys):
     end_of_sweep(tmp_path)  # no SystemExit: every run finished and the report is there
     assert f"report: {tmp_path / 'report.html'}" in capsys.readouterr().out
     assert (tmp_path / "report.html").is_file()
+
+
+def test_report_false_ends_with_the_table_and_says_how_to_make_the_report(tmp_path, capsys):
+    fakes.sweep(tmp_path, {("torch", 1): [[1.0]], ("tensorflow", 1): [[2.0]]})
+    end_of_sweep(tmp_path, report=False)  # no SystemExit: leaving it out was asked for
+    printed = capsys.readouterr().out
+    assert "torch cpu1" in printed  # the comparison table is still there
+    assert f"report: not written (report=false); python -m analysis {tmp_path}" in printed
+    assert not (tmp_path / "report.html").exists()

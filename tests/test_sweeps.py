@@ -28,6 +28,7 @@ TINY = (
     "max_steps=3",
     "measure.peak_probe=false",
     "measure.warmup_steps=1",
+    "report=false",  # report.html is walked once, by test_runs' multirun test
 )
 
 

@@ -111,7 +111,9 @@ class SweepSummary(Callback):
         models = sorted({r["model"] for _, r in records if r.get("status") == "ok"})
         decided = (Path(sweep_dir) / decide.DECISIONS_FILE).is_file()
         if decided and screen.screen_only(config):
-            return first_screen_end(sweep_dir, records, models, bool(config.get("certify")))
+            return first_screen_end(
+                sweep_dir, records, models, bool(config.get("certify")), config.get("report", True)
+            )
         if config.get("certify"):
             certify_missing(models)
         verdicts = decide.render(sweep_dir)  # a deciding sweep (+experiment=compare)
@@ -120,9 +122,11 @@ class SweepSummary(Callback):
             print("\n" + verdicts, flush=True)
         from twinbench.ui import progress
 
-        sweep_log = logging.getLogger("twinbench.sweep")
-        progress.emit("report: writing report.html and its figures ...", sweep_log)
-        written = write_report(sweep_dir)
+        wanted = bool(config.get("report", True))
+        if wanted:
+            sweep_log = logging.getLogger("twinbench.sweep")
+            progress.emit("report: writing report.html and its figures ...", sweep_log)
+        written = write_report(sweep_dir, wanted)
         return _list_failures(records) or not written
 
 
@@ -142,6 +146,7 @@ def first_screen_end(
     records: list[tuple[Path, dict[str, Any]]],
     models: list[str],
     certify: bool,
+    report: bool = True,
 ) -> bool:
     """The end of a deciding sweep's first screen (twinbench/launch/screen.py): per core count the
     decision, the hardware effect, the certificate, the report's path. The side-by-side tables
@@ -154,23 +159,28 @@ def first_screen_end(
     statuses = {m: certificates.status(m) for m in models}
     body = screen.read_body(Path(sweep_dir) / decide.DECISIONS_FILE)
     lines = screen.end_lines(body, [r for _, r in records], statuses, len(cpu.allowed_cpus()))
-    live.show("report: writing report.html and its figures ...")
+    if report:
+        live.show("report: writing report.html and its figures ...")
     live.clear()
     print("\n".join(lines), flush=True)
-    written = write_report(sweep_dir)
+    written = write_report(sweep_dir, report)
     failed = _list_failures(records)
     print(screen.FOOTER, flush=True)
     screen.current = None
     return failed or not written
 
 
-def write_report(sweep_dir: Path) -> bool:
+def write_report(sweep_dir: Path, wanted: bool = True) -> bool:
     """The sweep's report.html; prints where it is, or why it is not there (False).
 
     A report that cannot be written fails the sweep (exit status 1), though every run finished:
     the sweep's output is incomplete, and a script that reads report.html must not be told
-    otherwise. The rest of the summary is still printed first.
+    otherwise. The rest of the summary is still printed first. `wanted` False (report=false):
+    none is written, and the line says how to make it later.
     """
+    if not wanted:
+        print(f"report: not written (report=false); python -m analysis {sweep_dir}", flush=True)
+        return True
     from analysis.compute import pipeline
     from analysis.load.table import runs_table
     from analysis.render import report

@@ -119,6 +119,7 @@ TOP_LEVEL: dict[str, Check] = {
     "allow_parallel": boolean,
     "profile": boolean,
     "certify": boolean,
+    "report": boolean,
     "quiet": boolean,
     "verbose": boolean,
     "precision": check_precision_value,

@@ -34,6 +34,7 @@ NOT_MEASURED = (
     "allow_parallel",
     "measure",
     "certify",
+    "report",
     "quiet",
     "verbose",
     "allow_emulated_bf16",  # a permission: the run it allows is the same run
