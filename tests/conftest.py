@@ -128,10 +128,7 @@ def installed_site(tmp_path_factory) -> Path:
 
 # --- every backend trains every model: one tiny sweep per backend, read by several modules -----
 
-# The tests that read these sweeps are serial, so that whichever of them builds the sweeps
-# holds the machine alone (the lanes use every core); tests/sharing.py keeps their files on one
-# worker.
-reads_every_backend = pytest.mark.serial
+# tests/sharing.py keeps the files that read these sweeps on one worker, so they are built once.
 
 
 EVERY_BACKEND_TINY = (
@@ -149,9 +146,9 @@ def lanes(backends: list[str], cores: list[int]) -> list[tuple[int, list[str]]]:
     return [(core, backends[i :: len(cores)]) for i, core in enumerate(cores[: len(backends)])]
 
 
-# Over 60 s (about 440 s on the Zen 3): 40 fresh workers, one per backend and model, each paying
-# its framework's import; that is the check (every pair from the CLI), and the lanes already
-# use every core. It is built once per test run for three files.
+# Over 60 s (about 440 s on the Zen 3 before the data cache and report=false): 40 fresh
+# workers, one per backend and model, each paying its framework's import; that is the check
+# (every pair from the CLI). It is built once per test run for three files.
 @pytest.fixture(scope="session")
 def every_backend_sweeps(tmp_path_factory):
     """backend -> (the sweep's exit status and stderr, model -> its result record): every
@@ -193,8 +190,8 @@ def every_backend_sweeps(tmp_path_factory):
     for core, backends in lanes(registry.names(), cpu.allowed_cpus()):
         threads.append(threading.Thread(target=lane, args=(core, backends), daemon=True))
         threads[-1].start()
-    # Every lane ends inside this fixture's setup, which holds the machine alone (`serial`): no
-    # sweep may run on beside the tests that come after it.
+    # Every lane ends inside this fixture's setup: no sweep may run on beside the tests that come
+    # after it (a serial test among them would no longer be alone).
     for thread in threads:
         thread.join()
     return cache.__getitem__

@@ -21,9 +21,9 @@ from models.catalog import model_config
 from twinbench.config.spec import group_choices
 from twinbench.paths import REPO_ROOT
 
-# Its lanes use every core themselves (tests/sharing.py); the sweeps are conftest's
-# `every_backend_sweeps`, which tests/test_image_models.py and test_text_models.py read too.
-pytestmark = pytest.mark.serial
+# The sweeps are conftest's `every_backend_sweeps`, which tests/test_image_models.py and
+# test_text_models.py read too. Not serial: they check behaviour, not speed, and a serial
+# fixture of eight minutes first waited for whatever the other worker had in flight.
 
 MODELS = group_choices("model")
 

@@ -23,7 +23,7 @@ from frameworks.torch_native import weight_layout
 from models.catalog import model_config
 from twinbench.paths import REPO_ROOT
 
-from .conftest import EVERY_BACKEND_TINY, read_result, reads_every_backend, run_cli
+from .conftest import EVERY_BACKEND_TINY, read_result, run_cli
 
 EXPECTED_PARAMS = {"cnn": 1_199_882, "cifar10_cnn": 1_250_858, "tl_mlp": 1_276_810}
 BACKENDS = ("torch", "tensorflow")
@@ -299,7 +299,6 @@ def cli_run(tmp_path_factory, every_backend_sweeps):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("model", list(EXPECTED_PARAMS))
-@reads_every_backend
 def test_image_model_trains_from_the_cli(cli_run, model, backend):
     r = cli_run(f"backend={backend}", f"model={model}")
     assert r["status"] == "ok" and (r["backend"], r["model"]) == (backend, model)
@@ -310,7 +309,6 @@ def test_image_model_trains_from_the_cli(cli_run, model, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@reads_every_backend
 def test_cifar10_training_batches_are_augmented_in_training(cli_run, backend):
     """Augmentation reaches the training batches in both adapters: from the same seed, initial
     weights and batch order, a run with cifar10_cnn's `augment:` block and one with

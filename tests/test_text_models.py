@@ -7,8 +7,6 @@ import math
 
 import pytest
 
-from .conftest import reads_every_backend
-
 
 def expected_params(model: str, dims: dict[str, int]) -> int:
     """The Keras examples' parameter counts, from the sizes the data reports."""
@@ -33,7 +31,6 @@ def expected_params(model: str, dims: dict[str, int]) -> int:
 
 @pytest.mark.parametrize("backend", ["torch", "tensorflow"])
 @pytest.mark.parametrize("model", ["fasttext", "bilstm", "charlstm", "textgen"])
-@reads_every_backend
 def test_text_model_trains_from_the_cli(model, backend, every_backend_sweeps):
     """The model's run in the shared tiny sweep (conftest's `every_backend_sweeps`, the same
     command line this test ran on its own until 2026-12-03): what the text workloads add."""
