@@ -98,6 +98,9 @@ def test_pairs_are_cut_per_series_and_round() -> None:
 def test_series_are_named_by_what_tells_them_apart() -> None:
     keys = [("cpus=1", "model=mlp"), ("cpus=2", "model=mlp")]
     assert labels(keys) == {keys[0]: "cpus=1", keys[1]: "cpus=2"}
+    # one series: its core count, which the first screen says as "1 core", never "all"
+    assert labels([keys[0]]) == {keys[0]: "cpus=1"}
+    assert labels([("model=mlp",)]) == {("model=mlp",): "all"}
 
 
 def test_a_clear_series_stops_early_and_the_other_runs_its_budget(swept: dict[str, Any]) -> None:

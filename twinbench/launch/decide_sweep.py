@@ -50,7 +50,12 @@ def pair_batches(ordered: list[list[str]]) -> list[list[list[str]]]:
 
 
 def labels(keys: list[Key]) -> dict[Key, str]:
-    """Each series named by what tells it apart from the others (e.g. `cpus=1`)."""
+    """Each series named by what tells it apart from the others (e.g. `cpus=1`). A lone series
+    is named by its core count where it has one: "all" read as all cores on the first screen,
+    for a sweep of `cpus=1` alone."""
+    if len(keys) == 1:
+        cores = [o for o in keys[0] if o.lstrip("+~").startswith("cpus=")]
+        return {keys[0]: " ".join(cores) or "all"}
     common = set.intersection(*(set(k) for k in keys)) if keys else set()
     return {k: " ".join(o for o in k if o not in common) or "all" for k in keys}
 
