@@ -29,6 +29,13 @@ def main(argv: list[str]) -> int:
 
             precision = argv[argv.index("--precision") + 1]
             model_stage = partial(precision_stage.stage_model, precision=precision)
+        if "--spread" in argv:  # the forward spread over seeds (spread.py)
+            from functools import partial
+
+            from twinbench.parity import spread
+
+            seeds = int(argv[argv.index("--spread") + 1])
+            model_stage = partial(spread.stage_model, seeds=seeds)
         stage(
             framework,
             model_names.split(","),

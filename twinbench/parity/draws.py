@@ -10,6 +10,7 @@ Arrays are keyed "draw:<what>:..." so they travel in the stage's npz beside the 
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -67,6 +68,12 @@ def draw(backend: Any, model_name: str, cfg: dict[str, Any], reference: bool) ->
     ):
         out[f"{PREFIX}dropout:{i}:{name}"] = np.array(rate)
         out[f"{PREFIX}dropout_out:{i}:{name}"] = values.astype(np.float32)
+    # Attention dropout by its effect on the kernel that runs (a fused kernel may ignore the
+    # rate its Dropout module holds, which the layer probe above cannot see).
+    att = conf["attention_dropout"]
+    found = backend.attention_dropout_probe(model, att["tokens"], att["draws"], att["seed"])
+    for i, (name, rate, figures) in enumerate(found or []):
+        out[f"{PREFIX}attention_dropout:{i}:{name}"] = np.array(json.dumps([rate, figures]))
     spec = cfg.get("augment")
     if spec:
         h, w, c = (cfg["arch"][k] for k in ("side", "side", "channels"))
