@@ -181,7 +181,7 @@ class Backend(abc.ABC):
         raise NotImplementedError(f"{self.name} has no dropout probe")
 
     def attention_dropout_probe(
-        self, model: Any, tokens: int, draws: int, seed: int
+        self, model: Any, model_name: str, tokens: int, draws: int, seed: int
     ) -> list[tuple[str, float, dict[str, float]]] | None:
         """Every attention layer's dropout by its effect on the kernel that runs: its name, its
         declared rate, and the attention result's variance over `draws` training-mode calls

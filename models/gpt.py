@@ -26,6 +26,9 @@ from __future__ import annotations
 from models import transformer
 
 OUTPUT = "softmax"
+# Keras' attention takes its causal mask per call (torch's module keeps it): parity's attention
+# dropout probe (frameworks/keras/stochastic.py) masks as the model does.
+CAUSAL_ATTENTION = True
 
 
 def _layers(layers: int) -> dict[str, str]:

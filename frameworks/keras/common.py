@@ -260,6 +260,13 @@ class KerasBackend(Backend):
             out = out[models.get(model_name).PRIMARY_OUTPUT]
         return np.asarray(keras.ops.convert_to_numpy(out))
 
+    def attention_dropout_probe(
+        self, model: keras.Model, model_name: str, tokens: int, draws: int, seed: int
+    ) -> list[tuple[str, float, dict[str, float]]]:
+        # torch's module stores its mask; a Keras model passes use_causal_mask per call
+        causal = getattr(models.get(model_name), "CAUSAL_ATTENTION", False)
+        return keras_stochastic.attention_dropout_probe(model, causal, tokens, draws, seed)
+
     def activations(
         self, model: keras.Model, model_name: str, x: np.ndarray, layers: list[str]
     ) -> dict[str, np.ndarray]:

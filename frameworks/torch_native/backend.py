@@ -218,7 +218,7 @@ class TorchBackend(Backend):
         return torch_stochastic.dropout_probe(model, units)
 
     def attention_dropout_probe(
-        self, model: nn.Module, tokens: int, draws: int, seed: int
+        self, model: nn.Module, model_name: str, tokens: int, draws: int, seed: int
     ) -> list[tuple[str, float, dict[str, float]]]:
         return torch_stochastic.attention_dropout_probe(model, tokens, draws, seed)
 

@@ -91,12 +91,11 @@ def attention_dropout_probe(
         was_training = layer.training
         try:
             layer.train()
-            for _ in range(draws):
-                layer(x)
+            layer(x.expand(draws, -1, -1))  # copies in one batch: a dropout mask each
         finally:
             layer.train(was_training)
             hook.remove()
-        drawn = torch.stack(seen).double()
+        drawn = seen[0].double()
         # The explicit reference: the module's own projections, softmax and A V, written out.
         q, k, v = (
             p(x).view(1, tokens, heads, head_dim).transpose(1, 2).double()

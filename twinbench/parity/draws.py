@@ -71,7 +71,9 @@ def draw(backend: Any, model_name: str, cfg: dict[str, Any], reference: bool) ->
     # Attention dropout by its effect on the kernel that runs (a fused kernel may ignore the
     # rate its Dropout module holds, which the layer probe above cannot see).
     att = conf["attention_dropout"]
-    found = backend.attention_dropout_probe(model, att["tokens"], att["draws"], att["seed"])
+    found = backend.attention_dropout_probe(
+        model, model_name, att["tokens"], att["draws"], att["seed"]
+    )
     for i, (name, rate, figures) in enumerate(found or []):
         out[f"{PREFIX}attention_dropout:{i}:{name}"] = np.array(json.dumps([rate, figures]))
     spec = cfg.get("augment")

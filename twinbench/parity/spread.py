@@ -1,14 +1,17 @@
 """How closely unmutated halves agree forward, over seeds: what the measured bounds of
-twinbench/parity/layers.py are set from, and their false-alarm rate on this machine.
+frameworks/layer_parity.py are set from, and their false-alarm rate on this machine; and the same
+for the attention-dropout check (draws.py, distributions.check_attention_dropout).
 
     python -m twinbench.parity.spread gpt imdb_transformer --seeds 20   # --backends A,B
 
 Each backend runs in its own process (stages.run_stages_many), one thread, as parity's stage
 does. For seed s the reference builds the model with seed s and exports its weights; every
-backend (the reference too) predicts the probe batch and records PARITY_LAYERS' outputs from those
-weights. Printed per model and backend: the largest scaled error of any layer and the largest
-output difference over the seeds, the bounds of conf/equivalence/default.yaml `forward`, and how
-many seeds fail them (layers.judge): false alarms, since nothing is mutated.
+backend (the reference too) predicts the probe batch and records PARITY_LAYERS' outputs from
+those weights. Then each backend's attention-dropout probe runs once per seed (a fresh input and
+fresh masks) on the model with its configured rates. Printed per model and backend: the largest
+scaled error of any layer and of the output over the seeds, the bound (conf/equivalence/
+default.yaml `forward`), how many seeds fail it (layers.judge), the attention dropout's variance
+ratios and how many seeds fail that check: false alarms, since nothing is mutated.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 from frameworks import layer_parity as layers
 from frameworks.tolerances import PROBE, REFERENCE
 from models.catalog import model_config
-from twinbench.parity import stages
+from twinbench.parity import distributions, draws, stages
 
 LABEL = "spread"
 
@@ -52,6 +55,20 @@ def stage_model(
         out[f"{seed}:probe_out"] = backend.predict(model, model_name, x[:PROBE])
         for key, value in layers.record(backend, model, model_name, x[:PROBE]).items():
             out[f"{seed}:{key}"] = value
+    # Attention dropout by effect (draws.py), the rates configured: one model, a fresh input
+    # and fresh masks per seed. Its figures travel as JSON, as in a parity stage.
+    att = draws.settings()["attention_dropout"]
+    backend.fresh_session()
+    backend.seed(0)
+    model = backend.build(model_name, draws.training_config(model_name, cfg), "cpu")
+    for seed in range(seeds):
+        backend.seed(seed)
+        found = backend.attention_dropout_probe(
+            model, model_name, att["tokens"], att["draws"], seed
+        )
+        for i, (name, rate, figures) in enumerate(found or []):
+            key = f"{seed}:{draws.PREFIX}attention_dropout:{i}:{name}"
+            out[key] = np.array(json.dumps([rate, figures]))
     np.savez(workdir / f"{framework}.npz", **out)
 
 
@@ -68,6 +85,7 @@ def measure(
     variants = {m: {LABEL: {b: {} for b in [reference, *backends]}} for m in model_names}
     outputs = stages.run_stages_many(variants, reference, stage_flags=("--spread", str(seeds)))
     result: dict[str, dict[str, Any]] = {}
+    every = [reference, *backends]
     for model_name in model_names:
         result[model_name] = {}
         ref = outputs[model_name][reference]
@@ -92,6 +110,22 @@ def measure(
                 "bound": layers.bound(model_name),
                 "false_alarms": sum(bool(layers.judge(model_name, f)) for f in per_seed),
             }
+        for backend in every:  # attention dropout: each backend on its own, the reference too
+            checked = [
+                distributions.check_attention_dropout(_of_seed(outputs[model_name][backend], s))
+                for s in range(seeds)
+            ]
+            ratios = [
+                layer["variance_ratio"]
+                for figures, _ in checked
+                for layer in figures["layers"].values()
+                if layer["rate"] > 0
+            ]
+            result[model_name].setdefault(backend, {})["attention_dropout"] = {
+                "layers_checked": sum(len(figures["layers"]) for figures, _ in checked),
+                "variance_ratio_range": [min(ratios), max(ratios)] if ratios else None,
+                "false_alarms": sum(bool(failures) for _, failures in checked),
+            }
     return result
 
 
@@ -107,6 +141,14 @@ def main(argv: list[str]) -> int:
     result = measure(args.models, args.seeds, chosen, args.reference)
     for model_name, per_backend in result.items():
         for backend, f in per_backend.items():
+            att = f["attention_dropout"]
+            print(
+                f"{model_name:<17} {backend:<12} attention dropout over {args.seeds} seeds: "
+                f"{att['layers_checked']} layers checked, variance ratio in "
+                f"{att['variance_ratio_range']}, false alarms {att['false_alarms']}/{args.seeds}"
+            )
+            if "layer_roundings_max" not in f:
+                continue
             print(
                 f"{model_name:<17} {backend:<12} over {f['seeds']} seeds: layers up to "
                 f"{f['layer_roundings_max']:.3g} roundings (median of seeds' worst "
