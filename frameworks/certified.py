@@ -206,11 +206,14 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
     # Attention dropout by effect (torch_native/stochastic.py): the variance ratio within the
     # configured tolerance of 1, or no variance at all where the layer declares no rate.
     rtol = conf["attention_dropout"]["variance_rtol"]
-    for key, layer in (figures.get("attention_dropout") or {}).get("layers", {}).items():
+    attention = figures.get("attention_dropout") or {}
+    sides = [("reference", attention.get("reference_layers", {}))]
+    sides += [("backend", attention.get("layers", {}))]
+    for side, key, layer in [(side, k, v) for side, found in sides for k, v in found.items()]:
         if (layer["rate"] == 0 and layer["observed_variance"] != 0) or (
             layer["rate"] > 0 and not abs(layer["variance_ratio"] - 1) <= rtol
         ):
-            found.append(f"attention dropout: {key} off its declared rate")
+            found.append(f"attention dropout: {side} layer {key} off its declared rate")
     alpha = conf["augment"]["family_alpha"] / 3
     for side, aug in figures["augment"].items():
         if aug and (

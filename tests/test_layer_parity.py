@@ -83,3 +83,19 @@ def test_a_certificate_is_judged_again_by_this_checkouts_layer_bound():
     past = {**fine, "layers": {**fine["layers"], "h2_gelu": 2760.0}}
     assert "layer h2_gelu" in certified.problems({**cert, "forward_layers": past})[0]
     assert "no per-layer figures" in certified.problems({**cert, "forward_layers": {}})[0]
+
+
+def test_a_certificates_attention_dropout_figures_are_judged_again_on_both_sides():
+    def stochastic(ratio: float, side: str) -> dict:
+        layer = {"rate": 0.2, "variance_ratio": ratio, "observed_variance": ratio}
+        figures = {"layers": {"0:h0_attn": {**layer, "variance_ratio": 1.01}}}
+        figures["reference_layers" if side == "reference" else "layers"] = {"0:h0_attn": layer}
+        return {"init": {"tensors": {}}, "dropout": {"layers": []}, "augment": {}} | {
+            "attention_dropout": figures
+        }
+
+    assert certified.stochastic_problems(stochastic(1.02, "backend")) == []
+    for side in ("backend", "reference"):  # a kernel that dropped nothing, on either half
+        assert certified.stochastic_problems(stochastic(0.0, side)) == [
+            f"attention dropout: {side} layer 0:h0_attn off its declared rate"
+        ]

@@ -274,7 +274,7 @@ def check_validation(seen: np.ndarray | None, spec: dict[str, Any] | None, side:
     return figures, []
 
 
-def check_attention_dropout(other: dict[str, Any]) -> Result:
+def check_attention_dropout(other: dict[str, Any], side: str = "backend") -> Result:
     """Each attention layer's dropout as the backend's kernel applied it (draws.py): the
     attention result's variance over training-mode calls against the explicit reference's at the
     layer's declared rate. A layer that declares a rate and whose kernel drops at another (or at
@@ -290,11 +290,13 @@ def check_attention_dropout(other: dict[str, Any]) -> Result:
         layers[key] = {"rate": rate, **figures}
         if rate == 0.0:
             if figures["observed_variance"] != 0.0:
-                failures.append(f"attention dropout: {key} declares no dropout but varies")
+                failures.append(
+                    f"attention dropout: {side} layer {key} declares no dropout but varies"
+                )
         elif not abs(ratio - 1.0) <= rtol:
             failures.append(
-                f"attention dropout: {key} declares rate {rate:g}, but its kernel's result "
-                f"varies {ratio:.3g} times as much as dropout at that rate (1 +- {rtol:g})"
+                f"attention dropout: {side} layer {key} declares rate {rate:g}, but its kernel's "
+                f"result varies {ratio:.3g} times as much as dropout at that rate (1 +- {rtol:g})"
             )
     return {"variance_rtol": rtol, "layers": layers}, failures
 
@@ -312,6 +314,10 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     ref_val, f_ref_val = check_validation(reference.get(f"{PREFIX}validation"), spec, "reference")
     my_val, f_my_val = check_validation(other.get(f"{PREFIX}validation"), spec, "backend")
     attention, f_att = check_attention_dropout(other)
+    # the reference's own kernel too: a certificate pair is only as good as both halves
+    on_reference, f_att_ref = check_attention_dropout(reference, "reference")
+    attention["reference_layers"] = on_reference["layers"]
+    f_att += f_att_ref
     figures = {
         "init": init,
         "dropout": dropout,
