@@ -189,6 +189,12 @@ class Backend(abc.ABC):
         where this backend has no such probe yet (parity then says it was not measured)."""
         return None
 
+    def dropout_calls(self, model: Any, x: np.ndarray) -> dict[str, int] | None:
+        """How often each dropout layer with a rate runs in one training-mode forward on batch
+        `x`; None where a model cannot hold a dropout layer its forward skips (a Keras
+        functional model tracks only the layers its graph calls)."""
+        return None
+
     def activations(
         self, model: Any, model_name: str, x: np.ndarray, layers: list[str]
     ) -> dict[str, np.ndarray]:

@@ -214,6 +214,9 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
             layer["rate"] > 0 and not abs(layer["variance_ratio"] - 1) <= rtol
         ):
             found.append(f"attention dropout: {side} layer {key} off its declared rate")
+    for name, count in attention.get("calls", {}).items():
+        if count == 0:
+            found.append(f"dropout: backend layer {name} never runs in a training forward")
     alpha = conf["augment"]["family_alpha"] / 3
     for side, aug in figures["augment"].items():
         if aug and (

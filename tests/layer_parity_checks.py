@@ -156,6 +156,43 @@ def attention_dropout(kernel: str, mutation: tuple[str, str] | None) -> dict:
     return {"figures": figures, "failures": failures, "layer_probe": layer_rates}
 
 
+# A residual dropout the forward no longer calls, its module left in place (one line of
+# models/gpt.py's torch half).
+RESIDUAL_LINE = 'h = h + blk("drop_1")(blk("attn")(blk("ln_1")(h)))'
+RESIDUAL_MUTATION = 'h = h + blk("attn")(blk("ln_1")(h))'
+
+
+def dropout_calls(mutated: bool) -> dict:
+    """gpt's torch half in one training forward: how often each dropout module with a rate
+    runs (parity's check), and what the layer probe of before reads of drop_1."""
+    import inspect
+    import types
+
+    from frameworks.torch_native.stochastic import dropout_calls as calls_of
+    from frameworks.torch_native.stochastic import dropout_probe
+    from models import gpt
+    from twinbench.parity import distributions
+    from twinbench.parity.draws import PREFIX
+
+    source = inspect.getsource(gpt)
+    assert RESIDUAL_LINE in source, "the line to mutate is gone"
+    module = types.ModuleType("gpt_mutated")
+    exec(compile(source.replace(RESIDUAL_LINE, RESIDUAL_MUTATION) if mutated else source,
+                 gpt.__file__, "exec"), module.__dict__)  # fmt: skip
+    arch = {**model_config("gpt")["arch"], "chars": CHARS, "layers": 1}
+    model = module.torch_model(**arch)
+    x = np.random.default_rng(0).integers(0, CHARS, (2, arch["maxlen"])).astype(np.int64)
+    calls = calls_of(model, x)
+    arrays = {f"{PREFIX}dropout_calls:{k}": np.array(v) for k, v in calls.items()}
+    _, failures = distributions.compare_all(arrays, arrays, {"arch": {}})
+    probe = {n: [r, float(np.mean(o == 0))] for n, r, o in dropout_probe(model, 100_000)}
+    return {
+        "calls": calls,
+        "failures": [f for f in failures if "never runs" in f],
+        "layer_probe_drop_1": probe["h0_drop_1"],
+    }
+
+
 def main() -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -173,6 +210,7 @@ def main() -> None:
     }
     for label, (kernel, old, new) in DROPOUT_MUTATIONS.items():
         out["attention_dropout"][label] = attention_dropout(kernel, (old, new))
+    out["dropout_calls"] = {"unmutated": dropout_calls(False), "mutated": dropout_calls(True)}
     print(json.dumps(out))
 
 

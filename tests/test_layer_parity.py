@@ -4,7 +4,8 @@ probabilities) and fail the per-layer measured bound, which names the first laye
 unmutated halves pass. Attention dropout by its effect on the kernel that runs
 (torch_native/stochastic.py): a one-line mutation of SelfAttention.forward that stops the fused
 kernel (or the explicit path) dropping at its module's rate fails, where the layer probe of
-before passes it. The models run in a fresh process (tests/layer_parity_checks.py)."""
+before passes it; so does a residual dropout module the forward stops calling, which one
+training forward shows. The models run in a fresh process (tests/layer_parity_checks.py)."""
 
 from __future__ import annotations
 
@@ -99,3 +100,16 @@ def test_a_certificates_attention_dropout_figures_are_judged_again_on_both_sides
         assert certified.stochastic_problems(stochastic(0.0, side)) == [
             f"attention dropout: {side} layer 0:h0_attn off its declared rate"
         ]
+
+
+def test_a_dropout_module_the_forward_stops_calling_fails(checks):
+    found = checks["dropout_calls"]
+    assert found["unmutated"]["failures"] == []
+    assert found["unmutated"]["calls"] == {"drop": 1, "h0_drop_1": 1, "h0_drop_2": 1}
+    # the mutated forward skips drop_1; the layer probe still finds it dropping at 0.2 ...
+    rate, zeroed = found["mutated"]["layer_probe_drop_1"]
+    assert rate == 0.2 and abs(zeroed - 0.2) < 0.01
+    # ... the training forward shows it never runs
+    assert found["mutated"]["failures"] == [
+        "dropout: backend layer h0_drop_1 holds a rate, but a training forward never runs it"
+    ]

@@ -222,6 +222,9 @@ class TorchBackend(Backend):
     ) -> list[tuple[str, float, dict[str, float]]]:
         return torch_stochastic.attention_dropout_probe(model, tokens, draws, seed)
 
+    def dropout_calls(self, model: nn.Module, x: np.ndarray) -> dict[str, int]:
+        return torch_stochastic.dropout_calls(model, x)
+
     @torch.inference_mode()
     def activations(
         self, model: nn.Module, model_name: str, x: np.ndarray, layers: list[str]

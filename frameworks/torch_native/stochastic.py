@@ -123,3 +123,34 @@ def attention_dropout_probe(
             )
         )
     return found
+
+
+@torch.no_grad()
+def dropout_calls(model: nn.Module, x: np.ndarray) -> dict[str, int]:
+    """How often each dropout module with a rate runs in one training-mode forward on `x`.
+    A module the forward never calls holds a rate no run applies, which the layer probe (it
+    calls each module itself) cannot see. An attention module's own dropout is left out: its
+    fused kernel takes the rate without calling it, and attention_dropout_probe judges it."""
+    counted = {
+        name: layer
+        for name, layer in model.named_modules()
+        if isinstance(layer, nn.modules.dropout._DropoutNd)
+        and layer.p > 0
+        and not name.endswith("attention_dropout")
+    }
+    calls = dict.fromkeys(counted, 0)
+    hooks = [
+        layer.register_forward_hook(
+            lambda _m, _i, _o, name=name: calls.__setitem__(name, calls[name] + 1)
+        )
+        for name, layer in counted.items()
+    ]
+    was_training = model.training
+    try:
+        model.train()
+        model(torch.from_numpy(x))
+    finally:
+        model.train(was_training)
+        for hook in hooks:
+            hook.remove()
+    return calls

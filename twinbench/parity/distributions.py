@@ -314,6 +314,12 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     ref_val, f_ref_val = check_validation(reference.get(f"{PREFIX}validation"), spec, "reference")
     my_val, f_my_val = check_validation(other.get(f"{PREFIX}validation"), spec, "backend")
     attention, f_att = check_attention_dropout(other)
+    attention["calls"] = {k: int(v) for k, v in section(other, "dropout_calls").items()}
+    f_att += [
+        f"dropout: backend layer {name} holds a rate, but a training forward never runs it"
+        for name, count in attention["calls"].items()
+        if count == 0
+    ]
     # the reference's own kernel too: a certificate pair is only as good as both halves
     on_reference, f_att_ref = check_attention_dropout(reference, "reference")
     attention["reference_layers"] = on_reference["layers"]

@@ -132,7 +132,7 @@ def stage_model(
     is_reference = framework == reference
     if draws_only:
         found = draws.draw(
-            backend, model_name, draws.training_config(model_name, cfg), is_reference
+            backend, model_name, draws.training_config(model_name, cfg), is_reference, x[:2]
         )
         np.savez(workdir / f"{framework}.npz", **found)
         return
@@ -175,7 +175,7 @@ def stage_model(
     # for a certificate (the BASE variant), not for the optimizer variants tests compare.
     if BASE in variants:
         training_cfg = draws.training_config(model_name, cfg)
-        out.update(draws.draw(backend, model_name, training_cfg, is_reference))
+        out.update(draws.draw(backend, model_name, training_cfg, is_reference, x[:2]))
     np.savez(workdir / f"{framework}.npz", **out)
 
 
