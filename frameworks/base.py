@@ -180,6 +180,29 @@ class Backend(abc.ABC):
         and its training-mode output on `units` ones (flat), as the training loop applies it."""
         raise NotImplementedError(f"{self.name} has no dropout probe")
 
+    def attention_dropout_probe(
+        self, model: Any, model_name: str, tokens: int, draws: int, seed: int
+    ) -> list[tuple[str, float, dict[str, float]]] | None:
+        """Every attention layer's dropout by its effect on the kernel that runs: its name, its
+        declared rate, and the attention result's variance over `draws` training-mode calls
+        against an explicit reference at that rate (torch_native/stochastic.py says how). None
+        where this backend has no such probe yet (parity then says it was not measured)."""
+        return None
+
+    def dropout_calls(self, model: Any, x: np.ndarray) -> dict[str, int] | None:
+        """How often each dropout layer with a rate runs in one training-mode forward on batch
+        `x`; None where a model cannot hold a dropout layer its forward skips (a Keras
+        functional model tracks only the layers its graph calls)."""
+        return None
+
+    def activations(
+        self, model: Any, model_name: str, x: np.ndarray, layers: list[str]
+    ) -> dict[str, np.ndarray]:
+        """The outputs of the named `layers` (models/<name>.py PARITY_LAYERS) on batch `x` in
+        inference mode, as numpy: parity compares them layer by layer, so a difference in one
+        block shows where it starts, not only in the final probabilities."""
+        raise NotImplementedError(f"{self.name} has no per-layer probe")
+
     def augment_probe(
         self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
     ) -> np.ndarray | None:

@@ -35,6 +35,7 @@ SHARED_CERTIFIED_CODE = (
     "twinbench/parity/distributions.py",
     "conf/equivalence/default.yaml",
     "models/transformer.py",
+    "frameworks/layer_parity.py",
 )
 
 
@@ -129,7 +130,7 @@ MAX_PROBABILITY = 1.0
 def problems(cert: dict[str, Any]) -> list[str]:
     """What the certificate's figures fail, by the tolerances this code applies (empty: they
     pass). Raises KeyError, TypeError or ValueError for a certificate without its figures."""
-    from frameworks import optimizer_formula, tolerances
+    from frameworks import layer_parity, optimizer_formula, tolerances
 
     found = []
     params = cert["params"]
@@ -146,6 +147,10 @@ def problems(cert: dict[str, Any]) -> list[str]:
             f"forward outputs differ by {cert['forward_max_abs_diff']:.3g} "
             f"(bound {forward_bound:.3g})"
         )
+    # The measured per-layer bound, judged again with this checkout's bound: a certificate
+    # that lacks the figures for a model that names PARITY_LAYERS fails here.
+    if layer_parity.parity_layers(cert["model"]):
+        found += layer_parity.judge(cert["model"], cert.get("forward_layers") or {})
     opt, training = cert["optimizer"], cert["training"][tolerances.BASE]
     bound = tolerances.tight_bound(opt)
     if not float(training["weight_bound"]) <= bound * (1 + 1e-9):
@@ -198,6 +203,20 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
     for layer in layers:
         if layer["binomial_p"] < alpha or layer["scale_error"] > conf["dropout"]["scale_rtol"]:
             found.append(f"dropout: {layer['side']} layer {layer['layer']} off its rate")
+    # Attention dropout by effect (torch_native/stochastic.py): the variance ratio within the
+    # configured tolerance of 1, or no variance at all where the layer declares no rate.
+    rtol = conf["attention_dropout"]["variance_rtol"]
+    attention = figures.get("attention_dropout") or {}
+    sides = [("reference", attention.get("reference_layers", {}))]
+    sides += [("backend", attention.get("layers", {}))]
+    for side, key, layer in [(side, k, v) for side, found in sides for k, v in found.items()]:
+        if (layer["rate"] == 0 and layer["observed_variance"] != 0) or (
+            layer["rate"] > 0 and not abs(layer["variance_ratio"] - 1) <= rtol
+        ):
+            found.append(f"attention dropout: {side} layer {key} off its declared rate")
+    for name, count in attention.get("calls", {}).items():
+        if count == 0:
+            found.append(f"dropout: backend layer {name} never runs in a training forward")
     alpha = conf["augment"]["family_alpha"] / 3
     for side, aug in figures["augment"].items():
         if aug and (

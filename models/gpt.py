@@ -26,6 +26,9 @@ from __future__ import annotations
 from models import transformer
 
 OUTPUT = "softmax"
+# Keras' attention takes its causal mask per call (torch's module keeps it): parity's attention
+# dropout probe (frameworks/keras/stochastic.py) masks as the model does.
+CAUSAL_ATTENTION = True
 
 
 def _layers(layers: int) -> dict[str, str]:
@@ -49,6 +52,11 @@ PROFILE_LAYERS = {"lm_head": "head", "tied_head": "head"} | {
     f"h{i}_gelu": "activation" for i in range(4)
 }
 LAYER_GROUPS = transformer.layer_groups(LAYERS | PROFILE_LAYERS)
+# Layers whose outputs are the same tensor in both halves, in depth order: parity compares them
+# one by one on the probe batch (twinbench/parity/layers.py), so a change in one block shows in
+# that block. Every named layer of a block, its GELU included, and the final LayerNorm.
+BLOCK_LAYERS = ("ln_1", "attn", "ln_2", "fc", "gelu", "proj")
+PARITY_LAYERS = [f"h{i}_{n}" for i in range(4) for n in BLOCK_LAYERS] + ["ln_f"]
 
 
 def flop_products(maxlen: int, chars: int, width: int, heads: int, layers: int, **_) -> list:

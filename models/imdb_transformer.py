@@ -29,6 +29,10 @@ LAYERS = {
 # The per-layer profile's groups: the classifier after pooling (hidden, predictions) is the
 # head, grouped with the embeddings; ffn_1 and ffn_2 are the block's MLP.
 LAYER_GROUPS = transformer.layer_groups(LAYERS | {"hidden": "head", "predictions": "head"})
+# Compared layer by layer on the probe batch (twinbench/parity/layers.py): the layers whose
+# output is the same tensor in both halves. Not ffn_1 or hidden: Keras' Dense applies its relu
+# inside the layer, torch's Linear leaves it to the forward.
+PARITY_LAYERS = ["att", "layernorm1", "ffn_2", "layernorm2"]
 
 
 def flop_products(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from frameworks import tolerances
+from frameworks import layer_parity, tolerances
 from models.catalog import model_config
 from twinbench.parity.compare import ParityReport
 
@@ -29,6 +29,12 @@ def report(model: str, backend: str = "torch", passed: bool = True, **figures) -
         "weight_roundtrip_max_abs_diff": 0.0,
         "optimizer": opt,
         "training": {tolerances.BASE: base},
+        # per-layer figures where the model names PARITY_LAYERS: a few roundings each
+        "forward_layers": (
+            {"layers": dict.fromkeys(layers, 10.0), "output": 5.0}
+            if (layers := layer_parity.parity_layers(model))
+            else {}
+        ),
         **figures,
     }
     return ParityReport(

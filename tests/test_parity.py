@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from frameworks import certified as certified_code
-from frameworks import registry, tolerances
+from frameworks import layer_parity, registry, tolerances
 from models.catalog import model_config
 from tests import certificate_fakes
 from twinbench.config.spec import group_choices
@@ -73,6 +73,15 @@ def test_every_backend_runs_the_same_network_as_the_reference(certified, model, 
         assert stochastic["augment"]["backend"]["exact_fill_fraction"] == 1.0
         # ... and its validation pass leaves the coordinate probe exactly as it was
         assert stochastic["validation"]["backend"]["unchanged_fraction"] == 1.0
+    # 5. the transformers layer by layer, within the measured bound (frameworks/layer_parity.py;
+    #    tests/test_layer_parity.py plants mutations), and attention dropout by its effect
+    if layer_parity.parity_layers(model):
+        layers = report.forward_layers
+        assert set(layers["layers"]) == set(layer_parity.parity_layers(model))
+        assert max(layers["layers"].values()) <= layer_parity.bound(model)
+    attention = stochastic["attention_dropout"]["layers"]
+    if model == "gpt":  # four blocks, each attention dropping at the configured 0.2
+        assert [layer["rate"] for layer in attention.values()] == [0.2] * 4
     # the certificate carries what it certifies, so it reads "pass" until any of that changes
     assert certificates.status(model, folder, backend)["status"] == "pass"
     assert certificates.status(model, folder)["status"] == "pass"  # the summary of every pair

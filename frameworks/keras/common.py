@@ -260,6 +260,25 @@ class KerasBackend(Backend):
             out = out[models.get(model_name).PRIMARY_OUTPUT]
         return np.asarray(keras.ops.convert_to_numpy(out))
 
+    def attention_dropout_probe(
+        self, model: keras.Model, model_name: str, tokens: int, draws: int, seed: int
+    ) -> list[tuple[str, float, dict[str, float]]]:
+        # torch's module stores its mask; a Keras model passes use_causal_mask per call
+        causal = getattr(models.get(model_name), "CAUSAL_ATTENTION", False)
+        return keras_stochastic.attention_dropout_probe(model, causal, tokens, draws, seed)
+
+    def activations(
+        self, model: keras.Model, model_name: str, x: np.ndarray, layers: list[str]
+    ) -> dict[str, np.ndarray]:
+        # A functional model's layers keep their symbolic outputs: one sub-model reads them all
+        # in one inference-mode call of the same layers (the same weights, not copies).
+        inputs = model.inputs[0] if len(model.inputs) == 1 else model.inputs  # as it was built
+        probe = keras.Model(inputs, [model.get_layer(name).output for name in layers])
+        outs = probe(x, training=False)
+        return {
+            n: np.asarray(keras.ops.convert_to_numpy(o)) for n, o in zip(layers, outs, strict=True)
+        }
+
     # ---------------------------------------------------------------- training
 
     def dropout_probe(self, model: keras.Model, units: int) -> list[tuple[str, float, np.ndarray]]:

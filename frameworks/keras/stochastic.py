@@ -51,3 +51,49 @@ def validation_probe(
     model.fit(x[:bs], y[:bs], batch_size=bs, **validation(model_cfg, data, plan),
               callbacks=[on_validation], verbose=0)  # fmt: skip
     return np.concatenate(seen)
+
+
+def attention_dropout_probe(
+    model: keras.Model, causal: bool, tokens: int, draws: int, seed: int
+) -> list[tuple[str, float, dict[str, float]]]:
+    """Every MultiHeadAttention's dropout judged by its effect (torch_native/stochastic.py
+    says how): the layer's own projections, then its _compute_attention in training mode,
+    which is where Keras chooses between ops.dot_product_attention (fused) and its explicit
+    path with the Dropout layer, as call() does; against the explicit p / (1 - p) sum A^2 v^2
+    at the layer's declared rate. `causal`: the model calls its attention with the causal mask."""
+    ops = keras.ops
+    found = []
+    layers = model._flatten_layers(include_self=False, recursive=True)
+    for layer in [la for la in layers if isinstance(la, keras.layers.MultiHeadAttention)]:
+        rate = float(layer.dropout)
+        width = int(layer._query_dense.kernel.shape[0])
+        x = np.random.default_rng(seed).standard_normal((1, tokens, width)).astype("float32")
+        q, k, v = (d(x) for d in (layer._query_dense, layer._key_dense, layer._value_dense))
+        mask = ops.tril(ops.ones((tokens, tokens), dtype="bool"))[None] if causal else None
+        # The draws as one batch of copies: each row draws its own dropout mask.
+        tiled = [ops.repeat(a, draws, axis=0) for a in (q, k, v)]
+        result = layer._compute_attention(*tiled, attention_mask=mask, training=True)
+        out = result[0] if isinstance(result, tuple) else result
+        drawn = np.asarray(ops.convert_to_numpy(out), np.float64)
+        # The explicit reference, in float64 numpy: (1, t, heads, head_dim) -> per head.
+        qn, kn, vn = (np.asarray(ops.convert_to_numpy(a), np.float64) for a in (q, k, v))
+        scores = np.einsum("bthd,bshd->bhts", qn, kn) / np.sqrt(layer._key_dim)
+        if causal:
+            scores = np.where(np.tril(np.ones((tokens, tokens), bool)), scores, -np.inf)
+        probs = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        probs /= probs.sum(axis=-1, keepdims=True)
+        expected = (rate / (1.0 - rate)) * np.einsum("bhts,bshd->bthd", probs**2, vn**2)
+        observed = np.var(drawn, axis=0, ddof=1)
+        total = float(expected.sum())
+        found.append(
+            (
+                layer.name,
+                rate,
+                {
+                    "variance_ratio": float(observed.sum()) / total if total > 0 else 0.0,
+                    "observed_variance": float(observed.sum()),
+                    "expected_variance": total,
+                },
+            )
+        )
+    return found

@@ -217,6 +217,34 @@ class TorchBackend(Backend):
     def dropout_probe(self, model: nn.Module, units: int) -> list[tuple[str, float, np.ndarray]]:
         return torch_stochastic.dropout_probe(model, units)
 
+    def attention_dropout_probe(
+        self, model: nn.Module, model_name: str, tokens: int, draws: int, seed: int
+    ) -> list[tuple[str, float, dict[str, float]]]:
+        return torch_stochastic.attention_dropout_probe(model, tokens, draws, seed)
+
+    def dropout_calls(self, model: nn.Module, x: np.ndarray) -> dict[str, int]:
+        return torch_stochastic.dropout_calls(model, x)
+
+    @torch.inference_mode()
+    def activations(
+        self, model: nn.Module, model_name: str, x: np.ndarray, layers: list[str]
+    ) -> dict[str, np.ndarray]:
+        # Forward hooks on the modules named as Keras' layers: the very forward predict runs.
+        found: dict[str, np.ndarray] = {}
+        hooks = [
+            model.get_submodule(name).register_forward_hook(
+                lambda _m, _i, out, name=name: found.__setitem__(name, out.numpy().copy())
+            )
+            for name in layers
+        ]
+        try:
+            model.eval()
+            model(torch.from_numpy(x))
+        finally:
+            for hook in hooks:
+                hook.remove()
+        return found
+
     def augment_probe(self, model_cfg: dict[str, Any], x: np.ndarray, seed: int):
         return torch_stochastic.augment_probe(model_cfg, x, seed)
 

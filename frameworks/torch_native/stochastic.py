@@ -59,3 +59,98 @@ def validation_probe(model_cfg: dict[str, Any], x: np.ndarray, precision: str) -
         precision,
     )  # fmt: skip
     return np.concatenate(recorder.seen)
+
+
+@torch.no_grad()
+def attention_dropout_probe(
+    model: nn.Module, tokens: int, draws: int, seed: int
+) -> list[tuple[str, float, dict[str, float]]]:
+    """Every attention module's dropout judged by its effect, on the kernel its forward runs
+    (F.scaled_dot_product_attention's dropout_p when fused, the Dropout module when explicit):
+    the attention result (the output projection's input) over `draws` training-mode calls on one
+    seeded input, against an explicit reference at the module's declared rate.
+
+    With probabilities A and values v, dropout at rate p makes each head's result
+    sum_j (m_j / (1 - p)) A_ij v_jd with m_j ~ Bernoulli(1 - p): its mean is the inference
+    result and its variance p / (1 - p) * sum_j A_ij^2 v_jd^2. Returned per module: its name, its
+    declared rate, the observed variance summed over the result's elements against that expected
+    sum ("variance_ratio", 1 when the kernel drops at the declared rate; 0 when it drops nothing;
+    p' (1 - p) / (p (1 - p')) when it drops at another rate p')."""
+    found = []
+    for name, layer in model.named_modules():
+        if not (hasattr(layer, "attention_dropout") and hasattr(layer, "attention_output")):
+            continue
+        rate = float(layer.attention_dropout.p)
+        width = layer.query.in_features
+        heads, head_dim = layer.shape
+        x = torch.randn(1, tokens, width, generator=torch.Generator().manual_seed(seed))
+        seen: list[torch.Tensor] = []
+        hook = layer.attention_output.register_forward_pre_hook(
+            lambda _m, args, seen=seen: seen.append(args[0].detach().clone())
+        )
+        was_training = layer.training
+        try:
+            layer.train()
+            layer(x.expand(draws, -1, -1))  # copies in one batch: a dropout mask each
+        finally:
+            layer.train(was_training)
+            hook.remove()
+        drawn = seen[0].double()
+        # The explicit reference: the module's own projections, softmax and A V, written out.
+        q, k, v = (
+            p(x).view(1, tokens, heads, head_dim).transpose(1, 2).double()
+            for p in (layer.query, layer.key, layer.value)
+        )
+        scores = (q @ k.transpose(-2, -1)) * layer.scale
+        if layer.causal:
+            mask = torch.ones(tokens, tokens, dtype=torch.bool).tril()
+            scores = scores.masked_fill(~mask, float("-inf"))
+        probs = scores.softmax(dim=-1)
+        keep = 1.0 - rate
+        expected = (rate / keep) * ((probs**2) @ (v**2))
+        expected = expected.transpose(1, 2).reshape(1, tokens, -1)
+        observed = drawn.var(dim=0, unbiased=True)
+        total = float(expected.sum())
+        found.append(
+            (
+                name,
+                rate,
+                {
+                    "variance_ratio": float(observed.sum()) / total if total > 0 else 0.0,
+                    "observed_variance": float(observed.sum()),
+                    "expected_variance": total,
+                },
+            )
+        )
+    return found
+
+
+@torch.no_grad()
+def dropout_calls(model: nn.Module, x: np.ndarray) -> dict[str, int]:
+    """How often each dropout module with a rate runs in one training-mode forward on `x`.
+    A module the forward never calls holds a rate no run applies, which the layer probe (it
+    calls each module itself) cannot see. An attention module's own dropout is left out: its
+    fused kernel takes the rate without calling it, and attention_dropout_probe judges it."""
+    counted = {
+        name: layer
+        for name, layer in model.named_modules()
+        if isinstance(layer, nn.modules.dropout._DropoutNd)
+        and layer.p > 0
+        and not name.endswith("attention_dropout")
+    }
+    calls = dict.fromkeys(counted, 0)
+    hooks = [
+        layer.register_forward_hook(
+            lambda _m, _i, _o, name=name: calls.__setitem__(name, calls[name] + 1)
+        )
+        for name, layer in counted.items()
+    ]
+    was_training = model.training
+    try:
+        model.train()
+        model(torch.from_numpy(x))
+    finally:
+        model.train(was_training)
+        for hook in hooks:
+            hook.remove()
+    return calls

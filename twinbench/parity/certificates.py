@@ -112,6 +112,12 @@ def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) ->
                     key=lambda t: t.get("weight_max_abs_diff", 0.0),
                 )
             },
+            # the worst pair's per-layer figures (layer_parity.py): a reader judges the
+            # summary's too, and a transformer's summary without them would read invalid
+            "forward_layers": max(
+                (c.get("forward_layers") or {} for c in pairs.values()),
+                key=lambda f: max([*f.get("layers", {}).values(), f.get("output", 0.0)]),
+            ),
             "passed": all(c["passed"] for c in pairs.values()),
             "failures": [f"{b}: {f}" for b, c in pairs.items() for f in c.get("failures") or []],
             "fingerprint": printed,

@@ -29,6 +29,13 @@ def main(argv: list[str]) -> int:
 
             precision = argv[argv.index("--precision") + 1]
             model_stage = partial(precision_stage.stage_model, precision=precision)
+        if "--spread" in argv:  # the forward spread over seeds (spread.py)
+            from functools import partial
+
+            from twinbench.parity import spread
+
+            seeds = int(argv[argv.index("--spread") + 1])
+            model_stage = partial(spread.stage_model, seeds=seeds)
         stage(
             framework,
             model_names.split(","),
@@ -90,9 +97,16 @@ def _certify(names: list[str], chosen: list[str] | None, reference: str) -> int:
     for name in names:
         for report in check_all(name, chosen, reference):
             path = write_certificate(report)
+            layers = report.forward_layers
+            per_layer = (
+                f"layers up to {max(layers['layers'].values(), default=0.0):.3g} roundings "
+                f"(bound {layers['bound']:.3g})  "
+                if layers and layers.get("bound")
+                else ""
+            )
             print(
                 f"{name:<12} {report.backend:<12} {'PASS' if report.passed else 'FAIL'}  "
-                f"forward diff {report.forward_max_abs_diff:.2g}  "
+                f"forward diff {report.forward_max_abs_diff:.2g}  {per_layer}"
                 f"params {report.params[report.backend]:,}  -> {path}"
             )
             for failure in report.failures:

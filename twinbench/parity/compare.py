@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from frameworks import registry
+from frameworks import layer_parity, registry
 from frameworks.tolerances import (
     BASE,
     FORWARD_ATOL,
@@ -38,6 +38,9 @@ class ParityReport:
     weight_roundtrip_max_abs_diff: float
     optimizer: dict[str, Any] = field(default_factory=dict)
     training: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Per-layer forward figures against the measured bound (frameworks/layer_parity.py), for
+    # models that name PARITY_LAYERS; empty for the others
+    forward_layers: dict[str, Any] = field(default_factory=dict)
     # The backend's own random draws: initial weights, dropout, augmentation (distributions.py)
     stochastic: dict[str, Any] = field(default_factory=dict)
     passed: bool = False
@@ -144,6 +147,9 @@ def _pair_report(
         f.append(f"weights changed on the canonical -> {backend} -> canonical round trip")
     if not np.allclose(out["probe_out"], ref_out["probe_out"], FORWARD_RTOL, FORWARD_ATOL):
         f.append(f"forward outputs differ by up to {report.forward_max_abs_diff:.3g}")
+    if layer_parity.parity_layers(model_name):
+        report.forward_layers = layer_parity.compare(model_name, ref_out, out)
+        f.extend(layer_parity.judge(model_name, report.forward_layers))
     figures, failures = compare_training(
         opt,
         _variant(ref_out, BASE),

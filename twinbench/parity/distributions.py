@@ -274,6 +274,33 @@ def check_validation(seen: np.ndarray | None, spec: dict[str, Any] | None, side:
     return figures, []
 
 
+def check_attention_dropout(other: dict[str, Any], side: str = "backend") -> Result:
+    """Each attention layer's dropout as the backend's kernel applied it (draws.py): the
+    attention result's variance over training-mode calls against the explicit reference's at the
+    layer's declared rate. A layer that declares a rate and whose kernel drops at another (or at
+    none) fails; a layer that declares none must show none."""
+    import json
+
+    rtol = settings()["attention_dropout"]["variance_rtol"]
+    found = section(other, "attention_dropout")
+    layers, failures = {}, []
+    for key in sorted(found, key=_order):
+        rate, figures = json.loads(str(found[key]))
+        ratio = figures["variance_ratio"]
+        layers[key] = {"rate": rate, **figures}
+        if rate == 0.0:
+            if figures["observed_variance"] != 0.0:
+                failures.append(
+                    f"attention dropout: {side} layer {key} declares no dropout but varies"
+                )
+        elif not abs(ratio - 1.0) <= rtol:
+            failures.append(
+                f"attention dropout: {side} layer {key} declares rate {rate:g}, but its kernel's "
+                f"result varies {ratio:.3g} times as much as dropout at that rate (1 +- {rtol:g})"
+            )
+    return {"variance_rtol": rtol, "layers": layers}, failures
+
+
 def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str, Any]) -> Result:
     """Every stochastic check of one backend's draws (and the reference's augmentation) ->
     ({"init": ..., "dropout": ..., "augment": ..., "validation": ...}, failures)."""
@@ -286,10 +313,22 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     my_aug, f_mine = check_augment(other.get(f"{PREFIX}augment"), spec, "backend")
     ref_val, f_ref_val = check_validation(reference.get(f"{PREFIX}validation"), spec, "reference")
     my_val, f_my_val = check_validation(other.get(f"{PREFIX}validation"), spec, "backend")
+    attention, f_att = check_attention_dropout(other)
+    attention["calls"] = {k: int(v) for k, v in section(other, "dropout_calls").items()}
+    f_att += [
+        f"dropout: backend layer {name} holds a rate, but a training forward never runs it"
+        for name, count in attention["calls"].items()
+        if count == 0
+    ]
+    # the reference's own kernel too: a certificate pair is only as good as both halves
+    on_reference, f_att_ref = check_attention_dropout(reference, "reference")
+    attention["reference_layers"] = on_reference["layers"]
+    f_att += f_att_ref
     figures = {
         "init": init,
         "dropout": dropout,
+        "attention_dropout": attention,
         "augment": {"reference": ref_aug, "backend": my_aug},
         "validation": {"reference": ref_val, "backend": my_val},
     }
-    return figures, f_init + f_drop + f_ref + f_mine + f_ref_val + f_my_val
+    return figures, f_init + f_drop + f_att + f_ref + f_mine + f_ref_val + f_my_val

@@ -10,6 +10,7 @@ Arrays are keyed "draw:<what>:..." so they travel in the stage's npz beside the 
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -48,7 +49,13 @@ def coordinate_probe(n: int, side_h: int, side_w: int, channels: int) -> np.ndar
     return x
 
 
-def draw(backend: Any, model_name: str, cfg: dict[str, Any], reference: bool) -> dict[str, Any]:
+def draw(
+    backend: Any,
+    model_name: str,
+    cfg: dict[str, Any],
+    reference: bool,
+    x: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Inside a stage: the reference draws initial weights at two seeds (a tensor equal in both
     is deterministic), any other backend at its own seed; then the dropout and augmentation
     probes. `cfg` is the training configuration (training_config)."""
@@ -67,6 +74,18 @@ def draw(backend: Any, model_name: str, cfg: dict[str, Any], reference: bool) ->
     ):
         out[f"{PREFIX}dropout:{i}:{name}"] = np.array(rate)
         out[f"{PREFIX}dropout_out:{i}:{name}"] = values.astype(np.float32)
+    # Every dropout layer with a rate must run in a training forward on a probe batch `x`.
+    calls = backend.dropout_calls(model, x) if x is not None else None
+    for name, count in (calls or {}).items():
+        out[f"{PREFIX}dropout_calls:{name}"] = np.array(count)
+    # Attention dropout by its effect on the kernel that runs (a fused kernel may ignore the
+    # rate its Dropout module holds, which the layer probe above cannot see).
+    att = conf["attention_dropout"]
+    found = backend.attention_dropout_probe(
+        model, model_name, att["tokens"], att["draws"], att["seed"]
+    )
+    for i, (name, rate, figures) in enumerate(found or []):
+        out[f"{PREFIX}attention_dropout:{i}:{name}"] = np.array(json.dumps([rate, figures]))
     spec = cfg.get("augment")
     if spec:
         h, w, c = (cfg["arch"][k] for k in ("side", "side", "channels"))

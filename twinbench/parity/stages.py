@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from frameworks import registry
+from frameworks import layer_parity, registry
 from frameworks.tolerances import BASE, BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from models.catalog import model_config
 from twinbench.launch import lifeline
@@ -132,7 +132,7 @@ def stage_model(
     is_reference = framework == reference
     if draws_only:
         found = draws.draw(
-            backend, model_name, draws.training_config(model_name, cfg), is_reference
+            backend, model_name, draws.training_config(model_name, cfg), is_reference, x[:2]
         )
         np.savez(workdir / f"{framework}.npz", **found)
         return
@@ -152,6 +152,7 @@ def stage_model(
         )
     out["params"] = np.array(backend.count_params(model))
     out["probe_out"] = backend.predict(model, model_name, x[:PROBE])
+    out.update(layer_parity.record(backend, model, model_name, x[:PROBE]))
     steps = schedule_steps(cfg, n_train)
     out["schedule_steps"] = np.array(steps)
     for label, specs in variants.items():
@@ -174,7 +175,7 @@ def stage_model(
     # for a certificate (the BASE variant), not for the optimizer variants tests compare.
     if BASE in variants:
         training_cfg = draws.training_config(model_name, cfg)
-        out.update(draws.draw(backend, model_name, training_cfg, is_reference))
+        out.update(draws.draw(backend, model_name, training_cfg, is_reference, x[:2]))
     np.savez(workdir / f"{framework}.npz", **out)
 
 
@@ -247,6 +248,7 @@ def run_stages_many(
     reference: str = REFERENCE,
     draws_only: bool = False,
     precision: str | None = None,
+    stage_flags: tuple[str, ...] = (),
 ) -> dict[str, dict[str, dict[str, np.ndarray]]]:
     """Several models' stages ({model: its variants}), one process per backend for all of them,
     the reference's first: model -> backend -> its stage's arrays. With `precision`, the
@@ -273,6 +275,7 @@ def run_stages_many(
             cmd += [",".join(wanted), tmp, "--reference", reference]
             cmd += ["--draws-only"] if draws_only else []
             cmd += ["--precision", precision] if precision else []
+            cmd += list(stage_flags)  # another stage's own options (spread.py: --spread N)
             jobs.append(StageJob(framework, wanted, cmd))
         # The reference first (the others read its weights and batches), then the others side by
         # side, as many at once as this process has cores: each stage computes on one thread.

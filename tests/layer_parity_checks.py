@@ -1,0 +1,219 @@
+"""Planted one-line mutations of either half of each transformer, judged by parity's forward
+checks: run by tests/test_layer_parity.py in a fresh process (`python -m
+tests.layer_parity_checks`), Keras on the torch runtime beside native torch, so no pytest process
+imports a framework and no TensorFlow start-up is paid. Prints one JSON line.
+
+The models are the shipped sizes (conf/model/<name>.yaml, gpt's 57 characters), from one seeded
+Keras build whose weights both halves use, on a probe batch of random ids as parity's. Per
+mutation: the flat forward bound of before (FORWARD_RTOL/ATOL on the probabilities) and the
+per-layer measured bound (frameworks/layer_parity.py) as parity applies them. Each mutation is
+one line of one half, chosen to pass the flat bound.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+os.environ["KERAS_BACKEND"] = "torch"  # before keras loads: the keras_torch backend
+
+import keras
+import numpy as np
+import torch
+
+from frameworks import layer_parity
+from frameworks.keras.on_torch import KerasTorchBackend
+from frameworks.tolerances import FORWARD_ATOL, FORWARD_RTOL, PROBE
+from frameworks.torch_native.backend import TorchBackend
+from models import keras_transformer, torch_transformer
+from models.catalog import model_config
+from twinbench.parity.stages import without_dropout
+
+CHARS = 57  # lowercased nietzsche.txt: gpt's vocabulary in every real run
+PROBE_ROWS = 8  # of parity's 64: the shipped widths and lengths, an eighth of the batch
+
+
+def config(name: str) -> dict:
+    cfg = without_dropout(model_config(name))
+    arch = {**cfg["arch"], **({"chars": CHARS} if name == "gpt" else {})}
+    return {**cfg, "arch": arch}
+
+
+def _scale_off(self, *args, **kwargs):
+    """torch's attention scale 1/sqrt(head_dim) taken as 1/sqrt(head_dim + 0.01)."""
+    _init(self, *args, **kwargs)
+    self.scale = 1.0 / (self.shape[1] + 0.01) ** 0.5
+
+
+_init = torch_transformer.SelfAttention.__init__
+
+
+IMDB_EPS = {"ln_epsilon": 1e-5}  # torch's default where the Keras example sets 1e-6
+# label -> (model, half, arch change, patch): each changes one line of one half.
+MUTATIONS = {
+    "gpt torch: tanh GELU": ("gpt", "torch", {"gelu_approximate": True}, None),
+    "gpt keras: tanh GELU": ("gpt", "keras", {"gelu_approximate": True}, None),
+    "gpt torch: attention scale 1/sqrt(hd + 0.01)": ("gpt", "torch", {}, "scale"),
+    "imdb torch: LayerNorm eps 1e-6 -> 1e-5": ("imdb_transformer", "torch", IMDB_EPS, None),
+    "imdb keras: LayerNorm eps 1e-6 -> 1e-5": ("imdb_transformer", "keras", IMDB_EPS, None),
+}  # fmt: skip
+
+
+class Pair:
+    """One model's halves from one Keras build's weights: Keras on torch is the reference."""
+
+    def __init__(self, name: str):
+        self.name, self.cfg = name, config(name)
+        keras.utils.set_random_seed(0)
+        self.keras, self.torch = KerasTorchBackend(), TorchBackend()
+        model = self.keras.build(name, self.cfg, "cpu")
+        self.weights = self.keras.export_weights(model, name)
+        arch = self.cfg["arch"]
+        vocab = arch.get("chars") or arch["max_features"]
+        rng = np.random.default_rng(0)
+        self.x = rng.integers(0, vocab, (PROBE_ROWS, arch["maxlen"])).astype(np.int32)
+        self.reference = self.run("keras", {})
+
+    def run(self, half: str, change: dict) -> dict[str, np.ndarray]:
+        """The probe's probabilities and per-layer outputs of one half, `change` applied."""
+        backend = self.keras if half == "keras" else self.torch
+        cfg = {**self.cfg, "arch": {**self.cfg["arch"], **change}}
+        model = backend.build(self.name, cfg, "cpu")
+        backend.import_weights(model, self.name, self.weights)
+        out = {"probe_out": backend.predict(model, self.name, self.x)}
+        out.update(layer_parity.record(backend, model, self.name, self.x))
+        return out
+
+    def judge(self, half: str, change: dict) -> dict:
+        ours = self.run(half, change)
+        # the other half stays unmutated: against a mutated Keras, torch is the unmutated one
+        ref, other = (self.reference, ours) if half == "torch" else (self.run("torch", {}), ours)
+        gap = np.abs(ref["probe_out"] - other["probe_out"])
+        figures = layer_parity.compare(self.name, ref, other)
+        return {
+            "flat_forward_passes": bool(
+                np.all(gap <= FORWARD_ATOL + FORWARD_RTOL * np.abs(ref["probe_out"]))
+            ),
+            "output_max_abs_diff": float(gap.max()),
+            "layers": figures["layers"],
+            "output_roundings": figures["output"],
+            "bound": figures["bound"],
+            "failures": layer_parity.judge(self.name, figures),
+        }
+
+
+# label -> (attention kernel, the line of SelfAttention.forward replaced, its replacement)
+DROPOUT_MUTATIONS = {
+    "fused: dropout_p not passed": ("fused", "dropout_p=drop,", "dropout_p=0.0,"),
+    "fused: dropout_p halved": ("fused", "dropout_p=drop,", "dropout_p=drop / 2,"),
+    "explicit: dropout module skipped": (
+        "explicit", "self.attention_dropout(scores.softmax(dim=-1))", "scores.softmax(dim=-1)"
+    ),
+}  # fmt: skip
+
+
+def _mutated_forward(old: str, new: str):
+    """SelfAttention.forward with one line of its source changed: the planted mutation."""
+    import inspect
+    import textwrap
+
+    source = textwrap.dedent(inspect.getsource(torch_transformer.SelfAttention.forward))
+    assert old in source, f"the line to mutate is gone: {old}"
+    scope = dict(vars(torch_transformer))
+    exec(compile(source.replace(old, new), torch_transformer.__file__, "exec"), scope)
+    return scope["forward"]
+
+
+def attention_dropout(kernel: str, mutation: tuple[str, str] | None) -> dict:
+    """gpt's torch half in training mode (one block: a mutation of SelfAttention changes every
+    block alike): parity's attention-dropout probe and verdict, and the layer probe's rates."""
+    from frameworks.torch_native.stochastic import attention_dropout_probe, dropout_probe
+    from twinbench.parity import distributions
+    from twinbench.parity.draws import PREFIX, settings
+
+    conf = settings()["attention_dropout"]
+    cfg = model_config("gpt")
+    cfg = {**cfg, "arch": {**cfg["arch"], "chars": CHARS, "layers": 1, "attention": kernel}}
+    model = TorchBackend().build("gpt", cfg, "cpu")
+    original = torch_transformer.SelfAttention.forward
+    if mutation:
+        torch_transformer.SelfAttention.forward = _mutated_forward(*mutation)
+    try:
+        torch.manual_seed(0)
+        found = attention_dropout_probe(model, conf["tokens"], conf["draws"], conf["seed"])
+    finally:
+        torch_transformer.SelfAttention.forward = original
+    arrays = {
+        f"{PREFIX}attention_dropout:{i}:{name}": np.array(json.dumps([rate, figures]))
+        for i, (name, rate, figures) in enumerate(found)
+    }
+    figures, failures = distributions.check_attention_dropout(arrays)
+    layer_rates = {
+        name: [rate, float(np.mean(out == 0))]
+        for name, rate, out in dropout_probe(model, 100_000)
+        if "attn" in name
+    }
+    return {"figures": figures, "failures": failures, "layer_probe": layer_rates}
+
+
+# A residual dropout the forward no longer calls, its module left in place (one line of
+# models/gpt.py's torch half).
+RESIDUAL_LINE = 'h = h + blk("drop_1")(blk("attn")(blk("ln_1")(h)))'
+RESIDUAL_MUTATION = 'h = h + blk("attn")(blk("ln_1")(h))'
+
+
+def dropout_calls(mutated: bool) -> dict:
+    """gpt's torch half in one training forward: how often each dropout module with a rate
+    runs (parity's check), and what the layer probe of before reads of drop_1."""
+    import inspect
+    import types
+
+    from frameworks.torch_native.stochastic import dropout_calls as calls_of
+    from frameworks.torch_native.stochastic import dropout_probe
+    from models import gpt
+    from twinbench.parity import distributions
+    from twinbench.parity.draws import PREFIX
+
+    source = inspect.getsource(gpt)
+    assert RESIDUAL_LINE in source, "the line to mutate is gone"
+    module = types.ModuleType("gpt_mutated")
+    exec(compile(source.replace(RESIDUAL_LINE, RESIDUAL_MUTATION) if mutated else source,
+                 gpt.__file__, "exec"), module.__dict__)  # fmt: skip
+    arch = {**model_config("gpt")["arch"], "chars": CHARS, "layers": 1}
+    model = module.torch_model(**arch)
+    x = np.random.default_rng(0).integers(0, CHARS, (2, arch["maxlen"])).astype(np.int64)
+    calls = calls_of(model, x)
+    arrays = {f"{PREFIX}dropout_calls:{k}": np.array(v) for k, v in calls.items()}
+    _, failures = distributions.compare_all(arrays, arrays, {"arch": {}})
+    probe = {n: [r, float(np.mean(o == 0))] for n, r, o in dropout_probe(model, 100_000)}
+    return {
+        "calls": calls,
+        "failures": [f for f in failures if "never runs" in f],
+        "layer_probe_drop_1": probe["h0_drop_1"],
+    }
+
+
+def main() -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    pairs = {name: Pair(name) for name in ("gpt", "imdb_transformer")}
+    out = {"unmutated": {n: p.judge("torch", {}) for n, p in pairs.items()}, "mutated": {}}
+    for label, (name, half, change, patch) in MUTATIONS.items():
+        if patch == "scale":
+            torch_transformer.SelfAttention.__init__ = _scale_off
+        try:
+            out["mutated"][label] = pairs[name].judge(half, change)
+        finally:
+            torch_transformer.SelfAttention.__init__ = _init
+    out["attention_dropout"] = {
+        f"{kernel}: unmutated": attention_dropout(kernel, None) for kernel in ("fused", "explicit")
+    }
+    for label, (kernel, old, new) in DROPOUT_MUTATIONS.items():
+        out["attention_dropout"][label] = attention_dropout(kernel, (old, new))
+    out["dropout_calls"] = {"unmutated": dropout_calls(False), "mutated": dropout_calls(True)}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    assert PROBE >= PROBE_ROWS and keras_transformer  # the modules whose lines are mutated
+    main()

@@ -1,0 +1,115 @@
+"""Forward parity layer by layer (frameworks/layer_parity.py): planted one-line mutations of
+either half of each transformer pass the flat forward bound parity had (FORWARD_RTOL/ATOL on the
+probabilities) and fail the per-layer measured bound, which names the first layer past it; the
+unmutated halves pass. Attention dropout by its effect on the kernel that runs
+(torch_native/stochastic.py): a one-line mutation of SelfAttention.forward that stops the fused
+kernel (or the explicit path) dropping at its module's rate fails, where the layer probe of
+before passes it; so does a residual dropout module the forward stops calling, which one
+training forward shows. The models run in a fresh process (tests/layer_parity_checks.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from frameworks import certified, layer_parity
+from tests import certificate_fakes
+from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS
+from twinbench.paths import REPO_ROOT
+
+
+# About 25 s on the Zen 3: one process builds both shipped transformers on both halves.
+@pytest.fixture(scope="module")
+def checks() -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.layer_parity_checks"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("model", ["gpt", "imdb_transformer"])
+def test_unmutated_halves_pass_layer_by_layer(checks, model):
+    figures = checks["unmutated"][model]
+    assert figures["failures"] == []
+    assert set(figures["layers"]) == set(layer_parity.parity_layers(model))
+
+
+@pytest.mark.parametrize("label", sorted(MUTATIONS))
+def test_a_one_line_mutation_inside_the_flat_bound_fails_layer_by_layer(checks, label):
+    figures = checks["mutated"][label]
+    # what parity checked before: the mutation stays inside it ...
+    assert figures["flat_forward_passes"], f"{label}: not a mutation the old bound missed"
+    # ... and the first layer it changes is named, past the measured bound
+    assert figures["failures"], f"{label}: passed the per-layer bound"
+    assert "forward: layer " in figures["failures"][0]
+
+
+@pytest.mark.parametrize("kernel", ["fused", "explicit"])
+def test_attention_dropout_on_either_kernel_has_the_effect_of_its_declared_rate(checks, kernel):
+    found = checks["attention_dropout"][f"{kernel}: unmutated"]
+    assert found["failures"] == []
+    [layer] = found["figures"]["layers"].values()
+    assert layer["rate"] == 0.2 and abs(layer["variance_ratio"] - 1) <= 0.06
+
+
+@pytest.mark.parametrize("label", sorted(DROPOUT_MUTATIONS))
+def test_a_kernel_that_drops_otherwise_than_its_module_declares_fails(checks, label):
+    found = checks["attention_dropout"][label]
+    # the layer probe of before still finds the module and its rate: it cannot see this ...
+    [(rate, zeroed)] = found["layer_probe"].values()
+    assert rate == 0.2 and abs(zeroed - 0.2) < 0.01
+    # ... the effect on the kernel that runs can
+    assert found["failures"] and "declares rate 0.2" in found["failures"][0]
+
+
+def test_the_bound_is_a_multiple_of_the_rounding_of_the_longest_sum():
+    assert layer_parity.bound("gpt") == pytest.approx(4 * 512**0.5)  # conf/equivalence
+    assert layer_parity.bound("mlp") is None  # no PARITY_LAYERS: the flat bound alone
+    assert layer_parity.scaled_error(np.ones(3), np.ones(3)) == 0.0
+    # one rounding of a unit-scale layer
+    assert layer_parity.scaled_error(np.ones(3), np.float32(1 + 2**-23) * np.ones(3)) == 2.0
+
+
+def test_a_certificate_is_judged_again_by_this_checkouts_layer_bound():
+    fine = {"layers": dict.fromkeys(layer_parity.parity_layers("gpt"), 20.0), "output": 10.0}
+    cert = {**certificate_fakes.report("gpt").__dict__, "forward_layers": fine}
+    assert not [p for p in certified.problems(cert) if p.startswith("forward: ")]
+    # figures written past the bound, or none at all, fail whatever the certificate says
+    past = {**fine, "layers": {**fine["layers"], "h2_gelu": 2760.0}}
+    assert "layer h2_gelu" in certified.problems({**cert, "forward_layers": past})[0]
+    assert "no per-layer figures" in certified.problems({**cert, "forward_layers": {}})[0]
+
+
+def test_a_certificates_attention_dropout_figures_are_judged_again_on_both_sides():
+    def stochastic(ratio: float, side: str) -> dict:
+        layer = {"rate": 0.2, "variance_ratio": ratio, "observed_variance": ratio}
+        figures = {"layers": {"0:h0_attn": {**layer, "variance_ratio": 1.01}}}
+        figures["reference_layers" if side == "reference" else "layers"] = {"0:h0_attn": layer}
+        return {"init": {"tensors": {}}, "dropout": {"layers": []}, "augment": {}} | {
+            "attention_dropout": figures
+        }
+
+    assert certified.stochastic_problems(stochastic(1.02, "backend")) == []
+    for side in ("backend", "reference"):  # a kernel that dropped nothing, on either half
+        assert certified.stochastic_problems(stochastic(0.0, side)) == [
+            f"attention dropout: {side} layer 0:h0_attn off its declared rate"
+        ]
+
+
+def test_a_dropout_module_the_forward_stops_calling_fails(checks):
+    found = checks["dropout_calls"]
+    assert found["unmutated"]["failures"] == []
+    assert found["unmutated"]["calls"] == {"drop": 1, "h0_drop_1": 1, "h0_drop_2": 1}
+    # the mutated forward skips drop_1; the layer probe still finds it dropping at 0.2 ...
+    rate, zeroed = found["mutated"]["layer_probe_drop_1"]
+    assert rate == 0.2 and abs(zeroed - 0.2) < 0.01
+    # ... the training forward shows it never runs
+    assert found["mutated"]["failures"] == [
+        "dropout: backend layer h0_drop_1 holds a rate, but a training forward never runs it"
+    ]
