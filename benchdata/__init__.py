@@ -5,21 +5,12 @@ Both backends receive the arrays returned here unchanged, and the batch order fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from benchdata.dataset import Dataset
 
-
-@dataclass
-class Dataset:
-    name: str
-    x_train: np.ndarray
-    y_train: np.ndarray
-    x_test: np.ndarray
-    y_test: np.ndarray
-    info: dict[str, Any] = field(default_factory=dict)  # recorded in result.json
+__all__ = ["Dataset", "fill_arch", "load"]
 
 
 SYNTHETIC_GENERATORS = {

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from benchdata import Dataset
+from benchdata.dataset import Dataset
 
 ARRAYS = ("x_train", "y_train", "x_test", "y_test")
 ENTRY_FILE = "entry.json"
