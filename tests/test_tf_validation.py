@@ -6,6 +6,7 @@ wake-up an iterator's deletion waits for: seconds inside an epoch, at random
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -16,9 +17,13 @@ from twinbench.paths import REPO_ROOT
 
 @pytest.fixture(scope="module")
 def seen() -> dict:
+    # KERAS_BACKEND named: a test that imported a Keras-on-torch or -on-JAX adapter in this
+    # worker set it in os.environ (the adapters set it before Keras loads), and the check's own
+    # `import keras` comes first; under xdist such a test ran earlier in the same process.
+    env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
     proc = subprocess.run(
         [sys.executable, "-m", "tests.tf_validation_checks"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
