@@ -8,11 +8,12 @@ outside the timed steps, so this changes no figure; it shortens sweeps and the t
 An entry is one data set as the worker receives it: the four arrays as .npy files and an
 `entry.json` holding the Dataset's info and a CRC-32 of each array. Its name is a hash of the
 data set, the seed, the view and the source of every module of this package, so a change to a
-generator or a view makes a new entry instead of reading a stale one. An entry is written into a
-temporary folder and renamed into place (two workers making the same entry at once both succeed,
-one rename wins), and read back only when every array's CRC matches: a truncated or altered
-file is made again, never trained on. A cache that cannot be written (a full disk, a read-only
-folder) costs only the time: the run goes on with the data it generated.
+generator or a view makes a new entry instead of reading a stale one; entries sit in a folder
+per version of that source, and writing one removes the other versions' folders. An entry is
+written into a temporary folder and renamed into place (two workers making the same entry at
+once both succeed, one rename wins), and read back only when every array's CRC matches: a
+truncated or altered file is made again, never trained on. A cache that cannot be written (a
+full disk, a read-only folder) costs only the time: the run goes on with the data it generated.
 """
 
 from __future__ import annotations
@@ -50,11 +51,24 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
+VERSION_PREFIX = "v-"  # one folder per version of the generators' source
+
+
 def entry_name(name: str, seed: int, view: Any) -> str:
-    """The folder name of a data set's entry."""
+    """The path of a data set's entry below the cache folder: the generators' version, then
+    the data set."""
     what = json.dumps({"name": name, "seed": seed, "view": view}, sort_keys=True, default=str)
-    key = hashlib.sha256((what + _code_digest()).encode()).hexdigest()[:20]
-    return f"{name}-{key}"
+    code = _code_digest()
+    key = hashlib.sha256((what + code).encode()).hexdigest()[:20]
+    return f"{VERSION_PREFIX}{code[:12]}/{name}-{key}"
+
+
+def _drop_other_versions(version: Path) -> None:
+    """Entries made by other versions of the generators: no run of this checkout reads them, and
+    each version's sets take about 1.5 GB, so an upgrade would otherwise leave them behind."""
+    for other in version.parent.glob(f"{VERSION_PREFIX}*"):
+        if other != version and other.is_dir():
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _crc(array: np.ndarray) -> int:
@@ -93,6 +107,7 @@ def write(entry: Path, data: Dataset) -> bool:
         (staging / ENTRY_FILE).write_text(meta)  # written last: an entry without it is unread
         shutil.rmtree(entry, ignore_errors=True)  # a damaged entry read as None just before
         os.rename(staging, entry)
+        _drop_other_versions(entry.parent)
         return True
     except OSError:  # a full disk, or another worker's rename won: either way, not ours to keep
         return False

@@ -62,6 +62,18 @@ def test_another_seed_view_or_generator_source_is_another_entry(tmp_path, monkey
     assert cache.entry_name("tiny", 0, "flat") != before
 
 
+def test_an_entry_of_new_generators_removes_the_old_versions_entries(tmp_path, monkeypatch):
+    cache.load_or_generate("tiny", 0, "flat", Counted(), tmp_path)
+    cache.load_or_generate("tiny", 1, "flat", Counted(1), tmp_path)
+    old = {p.parent for p in tmp_path.glob("*/*")}
+    assert len(old) == 1  # one version, two entries
+    monkeypatch.setattr(cache, "_code_digest", lambda: "an upgrade edited a generator")
+    _, how = cache.load_or_generate("tiny", 0, "flat", Counted(), tmp_path)
+    assert how == "generated and kept"
+    assert not any(p.exists() for p in old)  # about 1.5 GB a version on a real machine
+    assert len(list(tmp_path.glob("*/*"))) == 1
+
+
 @pytest.mark.parametrize("damage", ["flip a byte", "truncate", "no entry.json"])
 def test_a_damaged_entry_is_made_again_never_read(tmp_path, damage):
     cache.load_or_generate("tiny", 0, "flat", Counted(), tmp_path)
@@ -95,7 +107,9 @@ def test_a_write_that_fails_midway_leaves_no_entry_and_no_staging(tmp_path, monk
     monkeypatch.setattr(cache.np, "save", full_disk)
     data, how = cache.load_or_generate("tiny", 0, "flat", Counted(), tmp_path)
     assert how == "generated" and _same(data, _tiny())
-    assert list(tmp_path.iterdir()) == []
+    left = list(tmp_path.rglob("*"))
+    assert all(p.is_dir() and not p.name.startswith(".") for p in left)  # no file, no staging
+    assert not list(tmp_path.glob("*/tiny-*"))  # and no entry
 
 
 def test_a_real_generator_through_load_gives_the_same_data_from_the_cache(tmp_path):
