@@ -51,7 +51,8 @@ def torch_bare_step(module, cfg, x, y):
     """The bare loop's training step on index batches of (x, y): the whole of its per-step work."""
     import torch
 
-    from frameworks.torch_native.backend import Objective, make_optimizer
+    from frameworks.torch_native.backend import Objective
+    from frameworks.torch_native.optimizers import make_optimizer
 
     torch.manual_seed(0)
     model = module.torch_model(**cfg["arch"])

@@ -1,5 +1,6 @@
 """Run in its own process (Keras picks its runtime at import): which batches Keras' fit asks
-SharedOrderBatches for, epoch by epoch, on one backend. Prints one JSON line.
+SharedOrderBatches (frameworks/keras/feeding.py) for, epoch by epoch, on one backend. Prints
+one JSON line.
 
     python -m tests.keras_order_checks <backend>
 """

@@ -63,7 +63,7 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
 
 
 # Keras runtimes that train from numpy batches through SharedOrderBatches (frameworks/keras/
-# common.py); Keras on TensorFlow gathers the same order in its own tf.data pipeline.
+# feeding.py); Keras on TensorFlow gathers the same order in its own tf.data pipeline.
 NUMPY_FED = [n for n in registry.names() if registry.spec(n).api == "keras" and n != "tensorflow"]
 
 

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchdata import fill_arch, load
     from frameworks import get_backend
     from frameworks.base import TrainPlan
-    from frameworks.keras.common import SharedOrderBatches
+    from frameworks.keras.feeding import SharedOrderBatches
     from frameworks.timing import RunClock
     from models.catalog import model_config
 

@@ -8,7 +8,8 @@ every `log_interval` (10) batches, and `test()` after every epoch under `torch.n
 summing the loss and counting correct predictions, with its own `test_batch_size` (1000).
 Changes, each one demanded by the comparison:
 - the network is the workload's torch module (models/<name>.py) and the optimizer is the one
-  twinbench builds from conf/model/<name>.yaml (frameworks.torch_native.backend.make_optimizer), so
+  twinbench builds from conf/model/<name>.yaml
+  (frameworks.torch_native.optimizers.make_optimizer), so
   both sides do the same arithmetic; the example's Adadelta + StepLR is not the 2017 recipe.
 - the loss is F.cross_entropy on logits (the example's log_softmax + nll_loss, fused), or
   F.binary_cross_entropy_with_logits for a sigmoid output, summed with the configured weights
@@ -36,7 +37,7 @@ import torch  # noqa: E402  (after the CPU budget: threads are fixed when torch 
 import torch.nn.functional as F  # noqa: E402
 from torch.utils.data import DataLoader, Dataset, TensorDataset  # noqa: E402
 
-from frameworks.torch_native.backend import make_optimizer  # noqa: E402
+from frameworks.torch_native.optimizers import make_optimizer  # noqa: E402
 from models.catalog import model_config  # noqa: E402
 
 VALIDATES = model_config(MODEL).get("validate") is not False

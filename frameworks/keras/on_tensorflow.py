@@ -25,9 +25,8 @@ from frameworks.keras.common import (
     KerasBackend,
     check_requested,
     metric_prefix,
-    scored,
-    targets,
 )
+from frameworks.keras.feeding import scored, targets
 from frameworks.keras.optimizers import make_optimizer
 from frameworks.loop_print import LoopPrint
 from frameworks.timing import RunClock

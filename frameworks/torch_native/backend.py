@@ -15,7 +15,7 @@ from torch import nn
 
 import models
 from benchdata import Dataset
-from frameworks import optimizer_formula, settings
+from frameworks import settings
 from frameworks.base import (
     Backend,
     History,
@@ -44,49 +44,6 @@ def _native_pools() -> list[dict[str, Any]]:
         {k: pool.get(k) for k in ("user_api", "internal_api", "prefix", "num_threads")}
         for pool in threadpool_info()
     ]
-
-
-def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False, embeddings=frozenset()):
-    """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
-
-    `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
-    (frameworks/torch_native/optimizers.py); torch's RMSprop and Adadelta already compute it.
-    """
-    name = spec["name"]
-    # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
-    # one; "auto" takes it where available and says so in the settings report.
-    use_fused = bool(fused) and name in settings.FUSED_OPTIMIZERS
-    if fused is True and not use_fused:
-        raise settings.SettingError(f"backend.fused_optimizer=true: torch has no fused {name}")
-    if name == "rmsprop":
-        opt = torch.optim.RMSprop(
-            params, lr=spec["lr"], alpha=spec["rho"], eps=spec["eps"], momentum=0.0, centered=False
-        )
-    elif name == "adadelta":
-        opt = torch.optim.Adadelta(params, lr=spec["lr"], rho=spec["rho"], eps=spec["eps"])
-    elif name == "adam":
-        opt = torch.optim.Adam(
-            params,
-            lr=spec["lr"],
-            betas=(spec["beta_1"], spec["beta_2"]),
-            eps=spec["eps"],
-            amsgrad=False,
-            fused=use_fused or None,
-        )
-    elif name == "adamw":
-        opt = torch_optimizers.adamw(params, spec, use_fused, embeddings)
-    else:
-        raise ValueError(f"optimizer '{name}' is not mapped for torch")
-    if optimizer_formula.replaced(spec, "torch"):
-        torch_optimizers.use_2017_adam_epsilon(opt)
-    if optimizer_formula.scheduled(spec):  # warm-up and cosine (optimizer_formula.py)
-        return opt, torch_optimizers.schedule(opt, spec)
-    decay = spec.get("decay", 0.0)
-    # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
-    schedule = (
-        torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 1.0 / (1.0 + decay * t)) if decay else None
-    )
-    return opt, schedule
 
 
 def _best_rate(op, flop: int, seconds: float) -> float:
@@ -267,7 +224,7 @@ class TorchBackend(Backend):
         objective = Objective.for_model(model_cfg)
         # AdamW's decay tells embedding tables from kernels (optimizer_formula.decays)
         tables = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
-        optimizer, schedule = make_optimizer(
+        optimizer, schedule = torch_optimizers.make_optimizer(
             model.parameters(),
             model_cfg["optimizer"],
             self.settings.get("fused_optimizer", False),

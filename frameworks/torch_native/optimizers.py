@@ -1,4 +1,5 @@
-"""torch's side of `optimizer.formula` (frameworks/optimizer_formula.py).
+"""torch's optimizers for the Keras ones conf/ names (make_optimizer), and torch's side of
+`optimizer.formula` (frameworks/optimizer_formula.py).
 
 torch's RMSprop and Adadelta compute the 2017 formula as shipped. Its Adam (since 1.0) adds
 epsilon after the bias correction, lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps);
@@ -15,7 +16,7 @@ from typing import Any
 
 import torch
 
-from frameworks import optimizer_formula
+from frameworks import optimizer_formula, settings
 
 
 def use_2017_adam_epsilon(optimizer: torch.optim.Adam) -> None:
@@ -68,3 +69,46 @@ def schedule(optimizer: torch.optim.Optimizer, spec: dict[str, Any]):
     return torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda t: optimizer_formula.learning_rate(spec, t) / lr
     )
+
+
+def make_optimizer(params, spec: dict[str, Any], fused: bool | str = False, embeddings=frozenset()):
+    """torch's built-in optimizer for the Keras one named in conf/, hyperparameters mapped 1:1.
+
+    `optimizer.formula` "2017" (the default) gives Adam the 2017 epsilon placement
+    (frameworks/torch_native/optimizers.py); torch's RMSprop and Adadelta already compute it.
+    """
+    name = spec["name"]
+    # backend.fused_optimizer: torch's fused kernel (one pass over all parameters) where it has
+    # one; "auto" takes it where available and says so in the settings report.
+    use_fused = bool(fused) and name in settings.FUSED_OPTIMIZERS
+    if fused is True and not use_fused:
+        raise settings.SettingError(f"backend.fused_optimizer=true: torch has no fused {name}")
+    if name == "rmsprop":
+        opt = torch.optim.RMSprop(
+            params, lr=spec["lr"], alpha=spec["rho"], eps=spec["eps"], momentum=0.0, centered=False
+        )
+    elif name == "adadelta":
+        opt = torch.optim.Adadelta(params, lr=spec["lr"], rho=spec["rho"], eps=spec["eps"])
+    elif name == "adam":
+        opt = torch.optim.Adam(
+            params,
+            lr=spec["lr"],
+            betas=(spec["beta_1"], spec["beta_2"]),
+            eps=spec["eps"],
+            amsgrad=False,
+            fused=use_fused or None,
+        )
+    elif name == "adamw":
+        opt = adamw(params, spec, use_fused, embeddings)
+    else:
+        raise ValueError(f"optimizer '{name}' is not mapped for torch")
+    if optimizer_formula.replaced(spec, "torch"):
+        use_2017_adam_epsilon(opt)
+    if optimizer_formula.scheduled(spec):  # warm-up and cosine (optimizer_formula.py)
+        return opt, schedule(opt, spec)
+    decay = spec.get("decay", 0.0)
+    # Keras 2's `decay`: lr_t = lr / (1 + decay * t), t counted in optimizer steps.
+    decayed = (
+        torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 1.0 / (1.0 + decay * t)) if decay else None
+    )
+    return opt, decayed
