@@ -17,7 +17,8 @@ from twinbench.config.spec import group_choices
 from twinbench.parity import certificates, compare, stages
 
 
-# Over 60 s (about 250 s on the Zen 3): every model's parity on every backend; one stage process
+# Over 60 s (about 600 s on the Zen 3 since issue 44's per-layer probes and dropout draws; 250 s
+# before): every model's parity on every backend; one stage process
 # per backend serves all models, and the non-reference stages already run side by side.
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory):
@@ -115,6 +116,8 @@ KERAS_RUNTIME_MUTATIONS = {
 }
 
 
+# Over 60 s on the Zen 3 (about 80 s): every optimizer mutation trained on mlp, one stage process
+# per backend for all of them; a mutation must be trained to be caught.
 @pytest.fixture(scope="module")
 def mutated_mlp() -> dict[str, list[str]]:
     """Every variant trained on mlp, one process per backend."""

@@ -84,6 +84,8 @@ def test_the_groups_cover_every_backend():
     assert set(GROUP_OF) == set(stages.other_backends())
 
 
+# The first case of a group is over 60 s on the Zen 3 (cnn-keras_jax about 72 s): it builds the
+# group's bfloat16 parity stages, every model in one process per backend, for the cases after it.
 @pytest.mark.parametrize(
     ("model", "backend"),
     [_marked(GROUP_OF[b], m, b) for m in sorted(DEPTH) for b in sorted(GROUP_OF)],
