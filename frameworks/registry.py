@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -263,6 +264,25 @@ def spec(name: str) -> BackendSpec:
     if name not in BACKENDS:
         raise ValueError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}")
     return BACKENDS[name]
+
+
+def keep_to_own_runtime(name: str) -> list[str]:
+    """In a process that runs this one backend (a worker, a parity stage), make every other
+    registered runtime unimportable; returns those kept out.
+
+    In this project's one environment every runtime is installed, and libraries load one they
+    merely find: TensorFlow's lite converter and Keras' orbax callback import JAX, and
+    keras.utils.set_random_seed imports TensorFlow to seed tf.data, on every Keras runtime. A
+    Keras-on-torch worker thus started three runtimes (about 9 s of CPU more than its own on the
+    Zen 3) and kept TensorFlow's beside the one measured. `None` in sys.modules makes `import x`
+    raise ImportError, which each of those guards against: the worker then runs as in an
+    environment with its own runtime only, and a library that truly needed another would fail at
+    once rather than compute in it."""
+    own = spec(name).runtime
+    others = sorted({s.runtime for s in BACKENDS.values()} - {own})
+    for other in others:
+        sys.modules.setdefault(other, None)  # type: ignore[arg-type]  # a no-op if already loaded
+    return others
 
 
 def packages() -> tuple[str, ...]:

@@ -46,6 +46,10 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     assert record["threads_verified_by"]
     assert record["affinity"] == [record["affinity"][0]]  # cpus=1: one core
     assert record["framework"]["framework"] == backend and record["framework"]["version"]
+    # Its own runtime only, though every runtime is installed: without registry's
+    # keep_to_own_runtime, Keras' set_random_seed loads TensorFlow and TensorFlow's lite
+    # converter and Keras' orbax callback load JAX into workers that never compute in them.
+    assert record["framework"]["runtimes_in_process"] == [registry.spec(backend).runtime]
     assert len(record["history"]["loss"]) == 1 and record["steps_per_epoch"] == 2
     # The loop fingerprint (frameworks/loop_print.py): the 2 capped batches it actually fed
     (loop,) = record["history"]["loop"]

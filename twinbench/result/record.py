@@ -135,7 +135,10 @@ class ResultRecord(Block):
     thread_env: dict[str, str] = spec("thread variables set before the framework import")
     device: str | None = spec("cpu or cuda")
     settings: dict[str, Any] = spec("the backend's software settings read back in effect")
-    framework: dict[str, Any] = spec("versions and build (the adapter's describe())")
+    framework: dict[str, Any] = spec(
+        "versions and build (the adapter's describe()), and the array runtimes imported into "
+        "the worker's process by its end (runtimes_in_process)"
+    )
     data: Data = spec("the data set", block=Data)
     epochs: int = spec("epochs trained", "epochs")
     batch_size: int = spec("samples per step", "samples")

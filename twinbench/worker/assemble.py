@@ -7,6 +7,7 @@ from the run clock and reads the adapter's descriptions.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from twinbench import stats
@@ -227,6 +228,16 @@ def samples_per_step(batch_size: int, n_train: int) -> int:
     return min(batch_size, n_train)
 
 
+# The array runtimes a worker could have in its process besides the one it measures.
+RUNTIMES = ("tensorflow", "torch", "jax")
+
+
+def runtimes_in_process() -> list[str]:
+    """The array runtimes imported into this worker by the end of its run: its own, and any a
+    library pulled in beside it (a second runtime costs start-up and sits in memory)."""
+    return [name for name in RUNTIMES if sys.modules.get(name) is not None]  # None: kept out
+
+
 def runtime(spec: RunSpec) -> str:
     """The library whose kernels run this backend: its GEMM and speed of light are the ones
     probed under that library's name (frameworks/probes)."""
@@ -277,7 +288,7 @@ def assemble(
         thread_env=pinned["thread_env"],
         device=spec.device,
         settings=trained.settings_in_effect,
-        framework=fw.backend.describe(),
+        framework={**fw.backend.describe(), "runtimes_in_process": runtimes_in_process()},
         data={"dataset": data.name, **data.info, "n_train": n_train, "n_test": len(data.x_test)},
         epochs=spec.epochs,
         batch_size=bs,

@@ -22,6 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from frameworks import registry
 from twinbench.config.spec import RunSpec, spec_from_file
 from twinbench.launch import failed
 from twinbench.machine import environment
@@ -57,7 +58,9 @@ def main(argv: list[str]) -> int:
     run_dir = Path(argv[1])
     raw = results.read(run_dir / SPEC_FILE)
     try:
-        record = run(spec_from_file(run_dir / SPEC_FILE), run_dir)
+        spec = spec_from_file(run_dir / SPEC_FILE)
+        registry.keep_to_own_runtime(spec.backend)  # this process: one runtime, the measured one
+        record = run(spec, run_dir)
     except Exception as exc:  # recorded, never lost: the parent reports it as a failed run
         kind = "non_finite_loss" if isinstance(exc, NonFiniteLoss) else "exception"
         record = failed.failed_record(
