@@ -31,11 +31,14 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
     os.environ.update(spec.environment)  # Keras' runtime
     os.environ.update(spec.thread_variables(cpus, cpus))  # XLA's pool
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from benchdata import fill_arch, load
+    from benchdata import cache, fill_arch, load
     from models.catalog import model_config
 
     cfg = model_config(model_name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    # the data sets twinbench's runs keep between processes (benchdata/cache.py), untimed
+    data = load(
+        cfg["dataset"], "synthetic", 0, cfg.get("view"), synthetic_cache=cache.default_dir()
+    )
     cfg = fill_arch(cfg, data)
     bs = cfg["batch_size"]
     x, y = data.x_train[: steps * bs], data.y_train[: steps * bs]

@@ -51,11 +51,14 @@ def budget(description: str) -> Budget:
 
 def arrays(model: str, b: Budget) -> tuple[Any, dict[str, Any]]:
     """twinbench's arrays for `model` (cut to max_steps batches) and its config (sizes filled)."""
-    from benchdata import fill_arch, load
+    from benchdata import cache, fill_arch, load
     from models.catalog import model_config
 
     cfg = model_config(model)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
+    # the data sets twinbench's runs keep between processes (benchdata/cache.py), untimed
+    data = load(
+        cfg["dataset"], "synthetic", 0, cfg.get("view"), synthetic_cache=cache.default_dir()
+    )
     cfg = fill_arch(cfg, data)
     if b.max_steps is not None:
         n = b.max_steps * cfg["batch_size"]

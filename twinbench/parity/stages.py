@@ -48,7 +48,7 @@ def _probe_and_batches(cfg: dict[str, Any], seed: int, workdir: Path):
     The first stage generates the data and leaves the few rows parity needs (and the sizes) in
     `workdir`, so the second stage reads exactly those instead of generating the set again.
     """
-    from benchdata import Dataset, fill_arch, load
+    from benchdata import Dataset, cache, fill_arch, load
 
     cached = workdir / "batches.npz"
     if cached.exists():
@@ -56,7 +56,11 @@ def _probe_and_batches(cfg: dict[str, Any], seed: int, workdir: Path):
             x, y, dims = npz["x"], npz["y"], json.loads(str(npz["dims"]))
             n_train = int(npz["n_train"])
         return x, y, n_train, fill_arch(cfg, Dataset(cfg["dataset"], x, y, x, y, {"dims": dims}))
-    data = load(cfg["dataset"], "synthetic", seed, cfg.get("view"))
+    # The data sets runs keep between processes (benchdata/cache.py): the same arrays, CRC-checked,
+    # instead of 2-5 s of generating per model in every certifying process.
+    data = load(
+        cfg["dataset"], "synthetic", seed, cfg.get("view"), synthetic_cache=cache.default_dir()
+    )
     need = PROBE + STEPS * BATCH
     if len(data.x_train) < need:
         raise ValueError(f"dataset too small for parity: {len(data.x_train)} < {need}")
@@ -98,6 +102,7 @@ def stage(
     from frameworks import settings
     from twinbench.machine import cpu
 
+    registry.keep_to_own_runtime(framework)  # exactly one runtime in this process
     os.environ.update(cpu.thread_environment(1, 1))  # one thread: deterministic reductions
     os.environ.update(settings.thread_environment(framework, 1, 1))  # XLA's, before import
     from frameworks import get_backend
