@@ -28,6 +28,13 @@ class InterleavedSweeper(BasicSweeper):
         self.decide = decide
         self.decision = dict(decision or {})
 
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        from twinbench.launch.compositions import compose_each_job_once
+
+        # the sweeper, the plan, a deciding sweep and Hydra's launcher each compose every job
+        compose_each_job_once(hydra_context.config_loader)
+        super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
+
     def split_arguments(self, overrides: list, max_batch_size: int | None) -> list[list[list[str]]]:  # type: ignore[override]
         from twinbench.launch.interleave import Job, interleave, splits_repeats
 

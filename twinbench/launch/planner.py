@@ -249,12 +249,15 @@ def hydra_jobs(config: Any) -> list[tuple[dict[str, Any], Path]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
 
+    from twinbench.launch.compositions import compose_each_job_once
+
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{k}={v}" for k, v in params.items()]
     arguments += list(config.hydra.overrides.task)
     parsed = OverridesParser.create().parse_overrides(arguments)
     batches = BasicSweeper.split_arguments(parsed, None)
     loader = GlobalHydra.instance().config_loader()
+    compose_each_job_once(loader)  # the launcher composes the same jobs again (compositions.py)
     return [
         compose_job(loader, config, list(overrides), num)
         for num, overrides in enumerate(batches[0] if batches else [])
