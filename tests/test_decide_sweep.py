@@ -233,4 +233,4 @@ def test_pairs_that_take_turns_go_through_run_in_turns_not_the_launcher(
     )
     body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
     assert body["design"]["pairing"] == "turns"
-    assert "halves taking turns" in (decide.render(tmp_path) or "")
+    assert "fresh-process pairs in turns" in (decide.render(tmp_path) or "")
