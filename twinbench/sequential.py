@@ -137,8 +137,8 @@ class Design:
         """The design that decides, for decisions.json and the screen: its name, its unit and
         what it cannot see."""
         unit = (
-            f"a worker pair: the mean log ratio of its {self.resident_blocks} block pairs "
-            "(blocks of one worker pair are not independent; fresh pairs follow)"
+            f"a worker pair, the mean log ratio of its {self.resident_blocks} block rounds "
+            "(its blocks share two processes' states: one value, then fresh workers)"
             if self.pairing == "resident"
             else "a pair of fresh runs: the ratio of their figures"
         )
