@@ -194,8 +194,11 @@ def test_the_design_line_says_how_long_a_worker_pair_lives() -> None:
 def test_a_campaign_counts_faster_verdicts_as_false_and_bounds_their_rate() -> None:
     design = dataclasses.replace(DESIGN, max_seconds=100.0)
     ticks = iter(range(10**6))
-    aside = [aa_campaign.one_sequence(lambda i: Unit({"wall": 0.7, "cpu": 0.7}, 4), design,
-                                      now=lambda: float(next(ticks)))[0]]  # fmt: skip
+    aside = [
+        aa_campaign.one_sequence(lambda i, r=r: Unit({"wall": r, "cpu": r}, 4), design,
+                                 now=lambda: float(next(ticks)))[0]
+        for r in (0.7, 1.4)
+    ]  # fmt: skip
     level = [
         aa_campaign.one_sequence(
             lambda i: Unit({"wall": 1 + 0.01 * (-1) ** i, "cpu": 1.0}, 4), design,
@@ -204,9 +207,9 @@ def test_a_campaign_counts_faster_verdicts_as_false_and_bounds_their_rate() -> N
         for _ in range(3)
     ]  # fmt: skip
     body = aa_campaign.summary(aside + level, design, {"backend": "torch"})
-    assert body["outcomes"] == {"a_faster": 1, "equivalent": 3}
-    assert body["false_decisions"] == 1 and body["false_decision_rate"] == 0.25
-    assert 0.25 < body["false_decision_upper_95"] < 1
+    assert body["outcomes"] == {"a_faster": 1, "b_faster": 1, "equivalent": 3}
+    assert body["false_decisions"] == 2 and body["false_decision_rate"] == 0.4
+    assert 0.4 < body["false_decision_upper_95"] < 1
     assert body["described"]["name"] == "resident worker pairs in turns"
 
 
