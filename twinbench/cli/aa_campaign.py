@@ -22,6 +22,7 @@ import dataclasses
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from scipy import stats as scipy_stats
 from twinbench.cli import calibrate
 from twinbench.config.checks import check_run_options, fail
 from twinbench.launch.decide import Series
+from twinbench.launch.resident import Unit
 from twinbench.sequential import Design, load_design
 
 SUMMARY = "A/A campaign: false-decision rate of a deciding design on real runs (JSON summary)"
@@ -56,9 +58,12 @@ def upper_bound(false: int, sequences: int, level: float = 0.95) -> float:
 
 
 def one_sequence(
-    next_unit: Any, design: Design, now: Any = time.monotonic
+    next_unit: Callable[[int], Unit | None],
+    design: Design,
+    now: Callable[[], float] = time.monotonic,
 ) -> tuple[Series, list[int]]:
-    """Units from `next_unit(i)` (a resident Unit or None) into one series until it is done."""
+    """Units from `next_unit(i)` (None: a pair with no unit) into one series until it is
+    done."""
     series = Series("A/A", design, design.max_pairs)
     while not series.done:
         start = now()
@@ -107,14 +112,14 @@ def run(args: argparse.Namespace) -> int:
         for k in range(args.sequences):
             folder = Path(tmp) / f"sequence-{k}"
 
-            def next_unit(i: int, folder: Path = folder) -> Any:
+            def next_unit(i: int, folder: Path = folder) -> Unit | None:
                 if args.pairing == "resident":
                     return calibrate.resident_unit(args, folder, design, i)
                 a, b = calibrate.pair_in_turns(args, folder, design, i)
                 if not (a.get("wall") and b.get("wall")):
                     return None
                 ratios = {m: a[m] / b[m] for m in ("wall", "cpu") if a.get(m) and b.get(m)}
-                return _Unit(ratios, 0)
+                return Unit(ratios, 0)
 
             series, _ = one_sequence(next_unit, design)
             done.append(series)
@@ -128,14 +133,6 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     return 0
-
-
-@dataclasses.dataclass(frozen=True)
-class _Unit:
-    """A fresh pair's ratios in the shape of a resident unit."""
-
-    ratios: dict[str, float]
-    rounds: int
 
 
 def main(argv: list[str] | None = None) -> int:

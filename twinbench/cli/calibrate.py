@@ -30,7 +30,7 @@ from typing import Any
 from frameworks import registry
 from twinbench.config.checks import check_run_options, check_writable_dir, fail
 from twinbench.config.spec import ConfigError, group_choices
-from twinbench.launch import decide, lifeline
+from twinbench.launch import decide, lifeline, resident
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
 from twinbench.paths import REPO_ROOT
@@ -135,11 +135,11 @@ def pair_in_turns(args: argparse.Namespace, folder: Path, design: Design, i: int
     return a[-1], b[-1]
 
 
-def resident_unit(args: argparse.Namespace, folder: Path, design: Design, i: int):
+def resident_unit(
+    args: argparse.Namespace, folder: Path, design: Design, i: int
+) -> resident.Unit | None:
     """Pair i as one resident worker pair (A/A): its unit (twinbench/launch/resident.py), or
     None when no round of blocks was whole (a worker failed: said on stderr)."""
-    from twinbench.launch import resident
-
     measured = resident.run_pair(in_start_order(i, _jobs(args, folder, i)), design)
     for records in measured.records:
         for r in records:

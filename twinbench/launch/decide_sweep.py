@@ -206,7 +206,9 @@ def run_in_turns(
     return _summarised(jobs, halves)
 
 
-def _summarised(jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]]):
+def _summarised(
+    jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]]
+) -> dict[str, dict[str, Any]]:
     """Each half's summary block to the twinbench.worker log (a failed run's to stderr); the
     records by backend."""
     from twinbench.launch import runner as launch
@@ -223,7 +225,12 @@ def _summarised(jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]]
     return pair
 
 
-def run_resident(sweeper: Any, batch: list[list[str]], index: int, design: Design):
+UnitFields = tuple[list[str], dict[str, float] | None, int]  # names A/B, ratios A/B or None, rounds
+
+
+def run_resident(
+    sweeper: Any, batch: list[list[str]], index: int, design: Design
+) -> tuple[dict[str, dict[str, Any]], UnitFields]:
     """One resident worker pair (twinbench/launch/resident.py): the records by backend, and the
     unit for the tracker as (names A/B, ratios A/B per measure or None, rounds)."""
     from twinbench.launch import resident

@@ -41,12 +41,12 @@ def size_job(body: dict[str, Any], design: Design) -> dict[str, Any]:
     """A job's config trimmed to one worker's life in a resident pair: one epoch of the warm-up
     turn and `resident_blocks` blocks, in training steps (a Keras tick is steps_per_execution
     steps). The data set may hold fewer steps: the pair then has fewer rounds, and says so."""
-    per_tick = int((body.get("backend") or {}).get("steps_per_execution") or 1)
     ticks = design.warmup_ticks + design.resident_blocks * design.turn_ticks
-    return {**body, "epochs": 1, "max_steps": ticks * per_tick}
+    return {**body, "epochs": 1, "max_steps": ticks * steps_per_tick(body)}
 
 
 def steps_per_tick(body: dict[str, Any]) -> int:
+    """Training steps between two of a job's clock ticks (Keras' steps_per_execution)."""
     return int((body.get("backend") or {}).get("steps_per_execution") or 1)
 
 
