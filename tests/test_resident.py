@@ -71,6 +71,15 @@ def test_a_resident_worker_trains_one_warm_up_and_its_blocks_in_one_epoch() -> N
     assert size_job(keras, DESIGN)["max_steps"] == (10 + 4 * 5) * 10
 
 
+def test_a_resident_noise_floor_is_keyed_by_the_worker_pairs_length_not_the_runs() -> None:
+    """twinbench calibrate --pairing resident (default --epochs 2, no --max-steps) caches the
+    floor a resident README command 1 (epochs 2, max_steps 100) reads: both the design's."""
+    assert resident.floor_length(DESIGN, 2, None) == resident.floor_length(DESIGN, 2, 100)
+    assert resident.floor_length(DESIGN, 2, 100) == (1, 10 + 4 * 5)
+    turns = dataclasses.replace(DESIGN, pairing="turns")
+    assert resident.floor_length(turns, 2, 100) == (2, 100)  # fresh runs: their own length
+
+
 # ---------------------------------------------------------------- validity, simulated
 
 

@@ -203,7 +203,10 @@ def run(args: argparse.Namespace) -> int:
             fail(str(exc))
     cores = args.cpus or len(cpu.allowed_cpus())
     design = load_design(**({"pairing": args.pairing} if args.pairing else {}))
-    workload = noise.workload_key(args.model, args.epochs, args.max_steps, cores, design.pairing)
+    # A resident unit's length is the design's, not --epochs/--max-steps: keyed as the sweep
+    # looks it up (the reference backends tick once a step).
+    epochs, steps = resident.floor_length(design, args.epochs, args.max_steps)
+    workload = noise.workload_key(args.model, epochs, steps, cores, design.pairing)
     fingerprint = environment.describe()["fingerprint"]
     how = design.described()["name"]
     print(

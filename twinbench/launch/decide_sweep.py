@@ -16,7 +16,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from twinbench.launch import screen
+from twinbench.launch import resident, screen
 from twinbench.launch.decide import Series, Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
@@ -84,9 +84,11 @@ def floor_line(sweeper: Any, job: list[str], design: Design) -> str | None:
     model = OmegaConf.select(cfg, "model.name")
     epochs = OmegaConf.select(cfg, "epochs") or OmegaConf.select(cfg, "model.epochs")
     cores = OmegaConf.select(cfg, "cpus") or len(cpu.allowed_cpus())
-    workload = noise.workload_key(
-        model, epochs, OmegaConf.select(cfg, "max_steps"), cores, design.pairing
+    per_tick = OmegaConf.select(cfg, "backend.steps_per_execution") or 1
+    epochs, steps = resident.floor_length(
+        design, epochs, OmegaConf.select(cfg, "max_steps"), per_tick
     )
+    workload = noise.workload_key(model, epochs, steps, cores, design.pairing)
     record = noise.read_floor(environment.describe()["fingerprint"], workload)
     return noise.describe(record, design.measure, design.margin)
 
@@ -233,8 +235,6 @@ def run_resident(
 ) -> tuple[dict[str, dict[str, Any]], UnitFields]:
     """One resident worker pair (twinbench/launch/resident.py): the records by backend, and the
     unit for the tracker as (names A/B, ratios A/B per measure or None, rounds)."""
-    from twinbench.launch import resident
-
     jobs = compose_pair(sweeper, batch, index)
     measured = resident.run_pair(jobs, design)
     pair = _summarised([(resident.size_job(b, design), d) for b, d in jobs], measured.records)

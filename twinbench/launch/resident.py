@@ -45,6 +45,16 @@ def size_job(body: dict[str, Any], design: Design) -> dict[str, Any]:
     return {**body, "epochs": 1, "max_steps": ticks * steps_per_tick(body)}
 
 
+def floor_length(design: Design, epochs: Any, max_steps: Any, per_tick: int = 1) -> tuple[Any, Any]:
+    """The (epochs, max_steps) a noise floor is cached under (twinbench/measure/noise.py): a
+    resident worker's own length, whatever the sweep's runs say, so the floor `twinbench
+    calibrate --pairing resident` caches is the one a resident sweep reads; others unchanged."""
+    if design.pairing != "resident":
+        return epochs, max_steps
+    sized = size_job({"backend": {"steps_per_execution": per_tick}}, design)
+    return sized["epochs"], sized["max_steps"]
+
+
 def steps_per_tick(body: dict[str, Any]) -> int:
     """Training steps between two of a job's clock ticks (Keras' steps_per_execution)."""
     return int((body.get("backend") or {}).get("steps_per_execution") or 1)
