@@ -62,6 +62,18 @@ def test_a_worker_that_died_before_its_first_compared_block_gives_no_unit() -> N
     assert unit_of(_blocks([]), _blocks([1.0, 1.0]), DESIGN) is None
 
 
+def test_a_worker_pair_with_a_failed_half_is_dropped_whole() -> None:
+    """A worker that died mid-block: the rounds before it still pair, but the pair is dropped."""
+    blocks = [_blocks([1.0] * 4), _blocks([2.0] * 2)]
+    ok, failed = [{"status": "ok"}], [{"status": "failed", "error": "killed"}]
+    assert resident.unit_from(resident.ResidentPair([ok, failed], blocks, (1, 1)), DESIGN) is None
+    assert resident.unit_from(resident.ResidentPair([ok, []], blocks, (1, 1)), DESIGN) is None
+    whole = resident.unit_from(resident.ResidentPair([ok, ok], blocks, (1, 1)), DESIGN)
+    assert whole is not None and whole.ratios["wall"] == pytest.approx(0.5)
+    flipped = resident.unit_from(resident.ResidentPair([ok, ok], blocks, (1, 1)), DESIGN, True)
+    assert flipped is not None and flipped.ratios["wall"] == pytest.approx(2.0)
+
+
 def test_a_resident_worker_trains_one_warm_up_and_its_blocks_in_one_epoch() -> None:
     body = {"epochs": 2, "max_steps": 100, "backend": {"name": "tensorflow"}}
     assert size_job(body, DESIGN) | {"backend": None} == {

@@ -145,8 +145,7 @@ def resident_unit(
         for r in records:
             if r.get("status") != "ok":
                 print(f"  run failed: {r.get('error')}", file=sys.stderr, flush=True)
-    (a, b), per_tick = in_start_order(i, measured.blocks), in_start_order(i, measured.per_tick)
-    return resident.unit_of(a, b, design, tuple(per_tick))
+    return resident.unit_from(measured, design, flip=i % 2 == 1)  # in_start_order: B first
 
 
 def _pair_resident(args: argparse.Namespace, folder: Path, design: Design, i: int):

@@ -240,10 +240,8 @@ def run_resident(
     pair = _summarised([(resident.size_job(b, design), d) for b, d in jobs], measured.records)
     names = [str(body["backend"]["name"]) for body, _ in jobs]
     a, b = Series.ordered(names)
-    flip = names[0] != a  # the interleaving starts either backend first; A/B is the reference's
-    first, second = measured.blocks[::-1] if flip else measured.blocks
-    per_tick = measured.per_tick[::-1] if flip else measured.per_tick
-    unit = resident.unit_of(first, second, design, per_tick)
+    # The interleaving starts either backend first; A/B is the reference's order.
+    unit = resident.unit_from(measured, design, flip=names[0] != a)
     if unit is None:
         return pair, ([a, b], None, 0)
     return pair, ([a, b], unit.ratios, unit.rounds)

@@ -127,3 +127,18 @@ def run_pair(jobs: list[tuple[dict[str, Any], Path]], design: Design) -> Residen
     per_tick = (steps_per_tick(sized[0][0]), steps_per_tick(sized[1][0]))
     records = [f if f is not None else [] for f in found]
     return ResidentPair(records, conductor.blocks, per_tick)
+
+
+def unit_from(measured: ResidentPair, design: Design, flip: bool = False) -> Unit | None:
+    """A worker pair's unit as A/B (`flip`: its jobs ran B's half first), or None: a half with
+    no record or a failed one drops the whole pair (a worker that died mid-block leaves rounds
+    its partner trained alone), as does a pair with no whole round."""
+    whole = all(
+        records and all(r.get("status") == "ok" for r in records) for records in measured.records
+    )
+    if not whole:
+        return None
+    blocks, per_tick = measured.blocks, measured.per_tick
+    if flip:
+        blocks, per_tick = blocks[::-1], (per_tick[1], per_tick[0])
+    return unit_of(blocks[0], blocks[1], design, per_tick)
