@@ -234,6 +234,27 @@ def test_a_campaign_counts_faster_verdicts_as_false_and_bounds_their_rate() -> N
     assert body["described"]["name"] == "resident worker pairs in turns"
 
 
+def test_calibrate_keeps_a_over_b_whichever_half_started_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """calibrate alternates which half starts first (in_start_order); its unit stays A/B."""
+    from twinbench.cli import calibrate
+
+    def jobs(_args: Any, folder: Path, i: int) -> list[tuple[dict, Path]]:
+        return [({"half": h}, folder / f"pair-{i}-{h}") for h in ("a", "b")]
+
+    def run_pair(pair: list[tuple[dict, Path]], design: Design) -> resident.ResidentPair:
+        seconds = {"a": 2.0, "b": 1.0}  # A's half twice as slow, wherever it ran
+        blocks = [_blocks([seconds[body["half"]]] * 4) for body, _ in pair]
+        return resident.ResidentPair([[{"status": "ok"}]] * 2, blocks, (1, 1))
+
+    monkeypatch.setattr(calibrate, "_jobs", jobs)
+    monkeypatch.setattr(resident, "run_pair", run_pair)
+    for i in (0, 1):
+        unit = calibrate.resident_unit(SimpleNamespace(), tmp_path, DESIGN, i)
+        assert unit is not None and unit.ratios["wall"] == pytest.approx(2.0), i
+
+
 def test_the_campaign_is_a_command_that_refuses_a_pairing_it_cannot_run(capsys) -> None:
     from twinbench.cli import commands
 
