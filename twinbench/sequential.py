@@ -64,10 +64,13 @@ DESIGN_NAMES = {
     "sequential": "fresh-process pairs one after the other",
     "resident": "resident worker pairs in turns",
 }
+_FRESH_LEAVES_OUT = (
+    "start-up and warm-up from the ratio (steady steps decide), but every pair starts fresh "
+    "processes and each run's record holds its start-up and import"
+)
 LEAVES_OUT = {
-    "turns": "nothing of a run but its first steps (warm-up); start-up is in each run's record",
-    "sequential": "nothing of a run but its first steps (warm-up); start-up is in each run's "
-    "record",
+    "turns": _FRESH_LEAVES_OUT,
+    "sequential": _FRESH_LEAVES_OUT,
     "resident": "start-up, import and warm-up (each worker pays them once, outside the blocks "
     "compared): use a fresh-process pairing to compare those",
 }
