@@ -265,7 +265,7 @@ def arguments(
     p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
     p.add_argument(
         "--pairing",
-        choices=sequential.PAIRINGS,
+        choices=sequential.FRESH_PAIRINGS,
         default=sequential.load_design().pairing,
         help="turns: both sides of a pair alive at once on the same cores, taking turns of a few "
         "steps (benchmarks/turn_pairs.py); sequential: one fresh process after the other "

@@ -10,8 +10,10 @@ The clock leaves the waits out: every timestamp RunClock takes is its clock minu
 waiting so far, so step, epoch and CPU figures cover training only. Without the environment
 variable nothing here runs and the clock is the plain clock.
 
-The protocol, one line each way: the worker says `ready` before its first step, `done` after
-each block, and `end` after its last step; the sweep answers `go N` (train N ticks), or `go`
+The protocol, one line each way: the worker says `ready` before its first step, `done <wall s>
+<cpu s> <ticks>` after each block (the block's own seconds on the clock that leaves the waits
+out, which resident worker pairs compare block by block: twinbench/launch/resident.py), and `end`
+after its last step; the sweep answers `go N` (train N ticks), or `go`
 after `end` (carry on with what follows training, alone). End of file on either side means the
 other is gone: the worker then trains on without waiting.
 """
@@ -39,6 +41,9 @@ class Turns:
     turns: int = 0
     ticks_left: int | None = 0  # None: no partner any more, train on freely
     waits: list[float] = field(default_factory=list)
+    # Where the current block started, on the clocks without the waits, and its ticks so far.
+    _block_start: tuple[int, int] = (0, 0)
+    _block_ticks: int = 0
 
     def _say(self, word: str) -> None:
         if self.ticks_left is None:
@@ -71,6 +76,8 @@ class Turns:
             raise RuntimeError(f"turn-taking: unexpected answer {answer!r} from the sweep")
         self.turns += 1
         self.ticks_left = int(count) if count else None
+        self._block_start = (self.now_ns() - self.paused_ns, self.cpu_ns() - self.paused_cpu_ns)
+        self._block_ticks = 0
 
     def begin(self) -> None:
         """Before the first step: wait for the first turn."""
@@ -83,8 +90,11 @@ class Turns:
         if self.ticks_left is None:
             return
         self.ticks_left -= 1
+        self._block_ticks += 1
         if self.ticks_left <= 0:
-            self._say("done")
+            wall = self.now_ns() - self.paused_ns - self._block_start[0]
+            cpu = self.cpu_ns() - self.paused_cpu_ns - self._block_start[1]
+            self._say(f"done {wall / 1e9:.9f} {cpu / 1e9:.9f} {self._block_ticks}")
             self._take_turn()
 
     def end(self) -> None:

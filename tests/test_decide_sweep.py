@@ -233,4 +233,7 @@ def test_pairs_that_take_turns_go_through_run_in_turns_not_the_launcher(
     )
     body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
     assert body["design"]["pairing"] == "turns"
-    assert "halves taking turns" in (decide.render(tmp_path) or "")
+    assert "fresh-process pairs in turns" in (decide.render(tmp_path) or "")
+    # every verdict names its design and what it leaves out (issue 40)
+    assert body["described"]["name"] == "fresh-process pairs in turns"
+    assert "record holds its start-up" in body["series"][0]["design"]["leaves_out"]

@@ -84,6 +84,6 @@ def test_calibration_alternates_which_half_starts_first_as_the_deciding_sweep_do
     args = argparse.Namespace(backend="torch", model="mlp", epochs=2, cpus=1, max_steps=5)
     ratios = []
     for i in range(4):
-        a, b = calibrate._pair_in_turns(args, tmp_path, DESIGN, i)
+        a, b = calibrate.pair_in_turns(args, tmp_path, DESIGN, i)
         ratios.append(a["wall"] / b["wall"])
     assert ratios == [0.5, 2.0, 0.5, 2.0]

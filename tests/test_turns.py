@@ -65,9 +65,27 @@ def test_waits_for_the_partner_never_enter_step_epoch_or_cpu_times() -> None:
     assert clock.epoch_times_s() == [pytest.approx(0.06)]
     start, end = clock.epoch_cpu_ns[0]
     assert end - start == 30_000_000  # half the wall, as the fake CPU clock says: no wait in it
-    assert outbox.getvalue().split() == ["ready", "done", "done", "done", "end"]
+    words = [line.split()[0] for line in outbox.getvalue().splitlines()]
+    assert words == ["ready", "done", "done", "done", "end"]
     assert clock.turns.summary()["turns"] == 4
     assert clock.turns.paused_ns == 5 * 10**9  # the first turn, 3 hand-overs, the end
+
+
+def test_each_done_reports_its_blocks_own_seconds_without_the_waits() -> None:
+    """Resident pairs compare blocks: `done <wall s> <cpu s> <ticks>` is the block's time on the
+    clock that leaves out the 1 s waits for the partner (twinbench/launch/resident.py)."""
+    clock, t, outbox = _clock_with_turns("go 2\n" * 3 + "go\n", wait_ns=10**9)
+    clock.epoch_begin()
+    for ms in (10, 10, 30, 30):  # the second block's steps are three times slower
+        t.ns += ms * 1_000_000
+        clock.step_end()
+    clock.epoch_end()
+    clock.training_end()
+    done = [line.split() for line in outbox.getvalue().splitlines() if line.startswith("done")]
+    assert [(float(w), float(c), int(n)) for _, w, c, n in done] == [
+        (pytest.approx(0.02), pytest.approx(0.01), 2),
+        (pytest.approx(0.06), pytest.approx(0.03), 2),
+    ]
 
 
 def test_a_clock_without_the_variable_is_the_plain_clock(monkeypatch) -> None:
@@ -200,11 +218,42 @@ def test_a_half_that_never_starts_leaves_the_other_to_train_alone() -> None:
     assert [what for _, what in rec.events].count("step 4") == 1
 
 
+def test_a_resident_conductor_gives_each_side_one_warm_up_turn_and_keeps_every_block() -> None:
+    """With warmup_ticks, each side's first turn is a warm-up of that many ticks, its block kept
+    apart; then blocks of `ticks` in ABBA order, each heard with its own seconds."""
+    rec = Recorder()
+    conductor = turns.Conductor(("a", "b"), ticks=2, gap_s=0.0, warmup_ticks=3)
+    leader = threading.Thread(target=conductor.conduct, daemon=True)
+    leader.start()
+    workers = [
+        _simulated_worker(conductor.sides[0], "a", 3 + 2 * 4, rec),
+        _simulated_worker(conductor.sides[1], "b", 3 + 2 * 4, rec),
+    ]
+    for t in [*workers, leader]:
+        t.join(10)
+        assert not t.is_alive()
+    for side in conductor.blocks:
+        assert [(b.ticks, b.warmup) for b in side] == [(3, True)] + [(2, False)] * 4
+        assert all(b.wall_s > 0 for b in side)
+    steps = [who for who, what in rec.events if what.startswith("step")]
+    firsts = [steps[0], steps[3]] + [steps[i] for i in range(6, len(steps), 2)]
+    assert firsts == ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b"]  # warm-ups, then ABBA
+    assert rec.overlaps == 0
+
+
+def test_a_bare_or_garbled_done_is_no_block() -> None:
+    assert turns.heard_block("done", False) is None  # a worker from before block reports
+    assert turns.heard_block("done x 1 2", False) is None
+    assert turns.heard_block("done 0.5 0.25 5", True) == turns.Block(0.5, 0.25, 5, True)
+
+
 def test_the_pairing_is_checked_before_the_first_pair() -> None:
-    with pytest.raises(ValueError, match="pairing must be one of turns, sequential"):
+    with pytest.raises(ValueError, match="pairing must be one of turns, sequential, resident"):
         Design(pairing="together")
     with pytest.raises(ValueError, match="turn_ticks must be a whole number"):
         Design(turn_ticks=0)
+    with pytest.raises(ValueError, match="resident_blocks must be a whole number"):
+        Design(pairing="resident", resident_blocks=0)
     assert Design().pairing == "turns"  # what conf/decision/default.yaml also says
 
 

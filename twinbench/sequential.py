@@ -52,7 +52,28 @@ from twinbench.paths import CONF_DIR
 CONFIG = CONF_DIR / "decision" / "default.yaml"
 OUTCOMES = ("a_faster", "b_faster", "equivalent", "undecided")
 MEASURES = ("wall", "cpu")
-PAIRINGS = ("turns", "sequential")
+# How a pair's two halves share the machine. The fresh-process pairings measure two fresh runs
+# per pair (start-up and import included in what each run records); "resident" keeps a pair of
+# workers for `resident_blocks` blocks each and makes that worker pair the unit.
+FRESH_PAIRINGS = ("turns", "sequential")
+PAIRINGS = (*FRESH_PAIRINGS, "resident")
+# Each design in words, and what its decision cannot see: every verdict names both (the first
+# screen, decisions.json, the report).
+DESIGN_NAMES = {
+    "turns": "fresh-process pairs in turns",
+    "sequential": "fresh-process pairs one after the other",
+    "resident": "resident worker pairs in turns",
+}
+_FRESH_LEAVES_OUT = (
+    "start-up and warm-up from the ratio (steady steps decide), but every pair starts fresh "
+    "processes and each run's record holds its start-up and import"
+)
+LEAVES_OUT = {
+    "turns": _FRESH_LEAVES_OUT,
+    "sequential": _FRESH_LEAVES_OUT,
+    "resident": "start-up, import and warm-up (each worker pays them once, outside the blocks "
+    "compared): use a fresh-process pairing to compare those",
+}
 
 
 @dataclass(frozen=True)
@@ -75,6 +96,11 @@ class Design:
     pairing: str = "turns"
     turn_ticks: int = 20
     turn_gap_s: float = 0.05
+    # pairing "resident" (twinbench/launch/resident.py): a worker pair lives for
+    # `resident_blocks` blocks of turn_ticks ticks a side, after one warm-up turn of
+    # `warmup_ticks` each, then both exit; the worker pair is the unit the sequence counts.
+    resident_blocks: int = 40
+    warmup_ticks: int = 10
 
     def __post_init__(self) -> None:
         # Checked here, so a bad conf fails before the first pair, not after minutes of them.
@@ -101,10 +127,29 @@ class Design:
             isinstance(self.turn_ticks, int) and self.turn_ticks >= 1
         ):
             problems.append(f"turn_ticks must be a whole number >= 1, got {self.turn_ticks!r}")
+        for name in ("resident_blocks", "warmup_ticks"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not (isinstance(value, int) and value >= 1):
+                problems.append(f"{name} must be a whole number >= 1, got {value!r}")
         if not 0 <= self.turn_gap_s <= 10:
             problems.append(f"turn_gap_s must be between 0 and 10 seconds, got {self.turn_gap_s!r}")
         if problems:
             raise ValueError("decision design: " + "; ".join(problems))
+
+    def described(self) -> dict[str, Any]:
+        """The design that decides, for decisions.json and the screen: its name, its unit and
+        what it cannot see."""
+        unit = (
+            f"a worker pair, the mean log ratio of its {self.resident_blocks} block rounds "
+            "(its blocks share two processes' states: one value, then fresh workers)"
+            if self.pairing == "resident"
+            else "a pair of fresh runs: the ratio of their figures"
+        )
+        return {
+            "name": DESIGN_NAMES[self.pairing],
+            "unit": unit,
+            "leaves_out": LEAVES_OUT[self.pairing],
+        }
 
     @property
     def log_margin(self) -> float:

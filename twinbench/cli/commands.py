@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import analysis.__main__ as analysis_cli
 from frameworks.registry import REFERENCE
-from twinbench.cli import bench, calibrate, curves, curves_table
+from twinbench.cli import aa_campaign, bench, calibrate, curves, curves_table
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
 
@@ -163,6 +163,13 @@ COMMANDS: dict[str, Command] = {
             calibrate.__doc__ or "",
             calibrate.add_arguments,
             calibrate.run,
+        ),
+        Command(
+            "aa",
+            aa_campaign.SUMMARY,
+            aa_campaign.__doc__ or "",
+            aa_campaign.add_arguments,
+            aa_campaign.run,
         ),
         Command(
             "bench",

@@ -60,11 +60,33 @@ class Series:
     decision: Decision | None = None
     floor: str | None = None  # the cached noise floor, as one line (twinbench/measure/noise.py)
     pool_spent: bool = False  # the sweep's shared seconds (design.total_seconds) are gone
+    rounds: list[int] = field(default_factory=list)  # resident: block rounds in each unit
+
+    @staticmethod
+    def ordered(names: Any) -> list[str]:
+        """The two backends as A/B: the report's reference first."""
+        return sorted(names, key=lambda n: (n != REPORT_REFERENCE, n))
+
+    def add_unit(
+        self, names: list[str], ratios: dict[str, float] | None, rounds: int, seconds: float
+    ) -> None:
+        """One resident worker pair's unit (twinbench/launch/resident.py): its ratios A/B per
+        measure, already oriented as `names` (A, B), or None for a worker pair with no whole
+        round (dropped, counted as incomplete); how long the pair took."""
+        self.seconds += seconds
+        if ratios is None or any(m not in ratios for m in self.ratios):
+            self.incomplete += 1
+            return self._settle()
+        self.a, self.b = names
+        for m in self.ratios:
+            self.ratios[m].append(ratios[m])
+        self.rounds.append(rounds)
+        self._settle()
 
     def add(self, records: dict[str, dict[str, Any]], seconds: float) -> None:
         """One pair's records by backend, and how long the pair took."""
         self.seconds += seconds
-        names = sorted(records, key=lambda n: (n != REPORT_REFERENCE, n))
+        names = self.ordered(records)
         if len(names) != 2:
             self.incomplete += 1
             return self._settle()
@@ -118,13 +140,21 @@ class Series:
             )
         if self.incomplete:
             text += f"\n    {self.incomplete} pair(s) with a failed half left out"
+        text += f"\n    design: {self.design_words()}"
         if self.floor:
             text += f"\n    {self.floor}"
         return text
 
+    def design_words(self) -> str:
+        """The design that decided, its unit, and what it leaves out, in one line."""
+        d = self.design.described()
+        return f"{d['name']}; unit: {d['unit']}; leaves out {d['leaves_out']}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "series": self.label,
+            "design": self.design.described(),
+            "rounds": self.rounds,
             "a": self.a,
             "b": self.b,
             "wall_ratios": self.ratios["wall"],
@@ -153,8 +183,23 @@ class Tracker:
         return self.series[key]
 
     def add(self, key: tuple[str, ...], records: dict[str, dict[str, Any]], seconds: float) -> None:
+        self.series[key].add(records, seconds)
+        self._after(key)
+
+    def add_unit(
+        self,
+        key: tuple[str, ...],
+        names: list[str],
+        ratios: dict[str, float] | None,
+        rounds: int,
+        seconds: float,
+    ) -> None:
+        """A resident worker pair's unit (Series.add_unit), then as after any pair."""
+        self.series[key].add_unit(names, ratios, rounds, seconds)
+        self._after(key)
+
+    def _after(self, key: tuple[str, ...]) -> None:
         s = self.series[key]
-        s.add(records, seconds)
         wall = s.ratios[self.design.measure]
         shown = f"ratio {wall[-1]:.3f}" if wall else "incomplete"
         self.say(f"decide: {s.label} pair {len(wall) + s.incomplete}: {shown}")
@@ -180,7 +225,11 @@ class Tracker:
     def write(self, sweep_dir: Path) -> Path:
         path = Path(sweep_dir) / DECISIONS_FILE
         series = [s.as_dict() for s in self.series.values()]
-        body = {"design": self.design.__dict__, "series": series}
+        body = {
+            "design": self.design.__dict__,
+            "described": self.design.described(),
+            "series": series,
+        }
         path.write_text(json.dumps(body, indent=2))
         return path
 
@@ -192,10 +241,10 @@ def render(sweep_dir: Path) -> str | None:
         return None
     body = json.loads(path.read_text())
     d = {"pairing": "sequential", **body["design"]}  # files written before turns existed
-    how = "halves taking turns" if d["pairing"] == "turns" else "halves one after the other"
+    described = Design(**d).described()
     lines = [
         f"decisions ({d['measure']} time decides; margin +-{d['margin']:.0%}, error rate "
-        f"{d['alpha']:.0%} with a look after every pair; {how}):"
+        f"{d['alpha']:.0%} with a look after every pair; {described['name']}):"
     ]
     for s in body["series"]:
         design = Design(**d)
@@ -204,6 +253,7 @@ def render(sweep_dir: Path) -> str | None:
         series.incomplete, series.seconds = s["incomplete"], s["seconds"]
         series.pool_spent = bool(s.get("pool_spent"))
         series.floor = s.get("noise_floor")
+        series.rounds = list(s.get("rounds") or [])
         series.decision = None if s["decision"] is None else Decision(**s["decision"])
         lines.append("  " + series.line().replace("\n", "\n  "))
     return "\n".join(lines)

@@ -16,8 +16,8 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from twinbench.launch import screen
-from twinbench.launch.decide import Tracker
+from twinbench.launch import resident, screen
+from twinbench.launch.decide import Series, Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import cpu, environment
@@ -84,9 +84,11 @@ def floor_line(sweeper: Any, job: list[str], design: Design) -> str | None:
     model = OmegaConf.select(cfg, "model.name")
     epochs = OmegaConf.select(cfg, "epochs") or OmegaConf.select(cfg, "model.epochs")
     cores = OmegaConf.select(cfg, "cpus") or len(cpu.allowed_cpus())
-    workload = noise.workload_key(
-        model, epochs, OmegaConf.select(cfg, "max_steps"), cores, design.pairing
+    per_tick = OmegaConf.select(cfg, "backend.steps_per_execution") or 1
+    epochs, steps = resident.floor_length(
+        design, epochs, OmegaConf.select(cfg, "max_steps"), per_tick
     )
+    workload = noise.workload_key(model, epochs, steps, cores, design.pairing)
     record = noise.read_floor(environment.describe()["fingerprint"], workload)
     return noise.describe(record, design.measure, design.margin)
 
@@ -138,7 +140,10 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
             if live is not None:
                 live.show(_progress(tracker, all_cores, key))
             start = time.monotonic()
-            if design.pairing == "turns" and len(batch) == 2:
+            if design.pairing == "resident" and len(batch) == 2:
+                pair, unit = run_resident(sweeper, batch, index, design)
+                returns.append(list(pair.values()))
+            elif design.pairing == "turns" and len(batch) == 2:
                 pair = run_in_turns(sweeper, batch, index, design)
                 returns.append(list(pair.values()))
             else:
@@ -149,7 +154,10 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
                     progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
             seconds = time.monotonic() - start
             index += len(batch)
-            tracker.add(key, pair, seconds)
+            if design.pairing == "resident" and len(batch) == 2:
+                tracker.add_unit(key, *unit, seconds)
+            else:
+                tracker.add(key, pair, seconds)
             tracker.write(sweep_dir)
             if live is not None:  # a line in a log whenever a core count has ended
                 ended = sum(s.done for s in tracker.series.values())
@@ -193,12 +201,21 @@ def run_in_turns(
     """One pair with both halves alive at once, taking turns (twinbench/launch/together.py);
     returns the records by backend. Each run's summary block goes to the twinbench.worker log:
     on the console with verbose=true, off it on the first screen (twinbench/launch/screen.py)."""
-    from twinbench.launch import runner as launch
     from twinbench.launch import together
 
     jobs = compose_pair(sweeper, batch, index)
-    pair = {}
     halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
+    return _summarised(jobs, halves)
+
+
+def _summarised(
+    jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]]
+) -> dict[str, dict[str, Any]]:
+    """Each half's summary block to the twinbench.worker log (a failed run's to stderr); the
+    records by backend."""
+    from twinbench.launch import runner as launch
+
+    pair = {}
     for (body, _), records in zip(jobs, halves, strict=True):
         for record in records:
             line = launch.summary(record)
@@ -208,3 +225,23 @@ def run_in_turns(
                 print(line, file=sys.stderr, flush=True)
             pair[str(body["backend"]["name"])] = record
     return pair
+
+
+UnitFields = tuple[list[str], dict[str, float] | None, int]  # names A/B, ratios A/B or None, rounds
+
+
+def run_resident(
+    sweeper: Any, batch: list[list[str]], index: int, design: Design
+) -> tuple[dict[str, dict[str, Any]], UnitFields]:
+    """One resident worker pair (twinbench/launch/resident.py): the records by backend, and the
+    unit for the tracker as (names A/B, ratios A/B per measure or None, rounds)."""
+    jobs = compose_pair(sweeper, batch, index)
+    measured = resident.run_pair(jobs, design)
+    pair = _summarised([(resident.size_job(b, design), d) for b, d in jobs], measured.records)
+    names = [str(body["backend"]["name"]) for body, _ in jobs]
+    a, b = Series.ordered(names)
+    # The interleaving starts either backend first; A/B is the reference's order.
+    unit = resident.unit_from(measured, design, flip=names[0] != a)
+    if unit is None:
+        return pair, ([a, b], None, 0)
+    return pair, ([a, b], unit.ratios, unit.rounds)

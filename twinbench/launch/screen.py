@@ -34,7 +34,7 @@ from typing import Any, TextIO
 
 from frameworks.registry import REPORT_REFERENCE
 from twinbench import stats
-from twinbench.sequential import Decision
+from twinbench.sequential import DESIGN_NAMES, Decision
 from twinbench.ui.progress import duration
 
 MAX_LINES = 40  # the first screen's length, progress line and a few warnings included
@@ -49,10 +49,13 @@ SCREEN_QUIET_LOGGERS = (
     "twinbench.parity",
     "hydra._internal.core_plugins.basic_launcher",
 )
-# How each pairing (twinbench/sequential.py `pairing`) is named on the screen.
-DESIGNS = {
-    "turns": "fresh-process pairs in turns",
-    "sequential": "fresh-process pairs one after the other",
+# How each pairing (twinbench/sequential.py `pairing`) is named on the screen, and what its
+# verdicts cannot see, short enough for a verdict's second line.
+DESIGNS = DESIGN_NAMES
+UNSEEN = {
+    "turns": "start-up in each run's record, not compared",
+    "sequential": "start-up in each run's record, not compared",
+    "resident": "start-up and import not seen",
 }
 MEASURES = {"wall": "wall time of a steady step", "cpu": "training CPU time"}
 # Words that name a side as the faster one: on the first screen only with a decision.
@@ -106,6 +109,11 @@ def design_line(design: dict[str, Any], most_pairs: int) -> str:
     how = design_name(pairing)
     if pairing == "turns":
         how += f" of {design.get('turn_ticks')} steps"
+    if pairing == "resident":
+        how += (
+            f" of {design.get('turn_ticks')} steps, {design.get('resident_blocks')} blocks a "
+            "worker pair, then fresh workers (a worker pair is one unit)"
+        )
     return (
         f"decide: up to {most_pairs} pairs{own} per core count{shared}, each stopping once "
         f"{design['measure']} time decides at +-{design['margin']:.0%} "
@@ -176,7 +184,10 @@ def verdict_lines(body: dict[str, Any], all_cores: int | None) -> list[str]:
             )
         else:
             numbers = f"{_fmt_ratio(decision.ratio)} (no interval yet)"
-        detail = f"{numbers}, {decision.pairs} pairs, {design_name(d['pairing'])}"
+        unseen = UNSEEN.get(d["pairing"])
+        pairs = "worker pairs" if d["pairing"] == "resident" else "pairs"
+        detail = f"{numbers}, {decision.pairs} {pairs}, {design_name(d['pairing'])}"
+        detail += f" ({unseen})" if unseen else ""
         if s.get("incomplete"):
             detail += f"; {s['incomplete']} pair(s) with a failed half left out"
         lines.append(pad + detail)

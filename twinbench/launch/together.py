@@ -44,13 +44,16 @@ def run_halves(
     ticks: int,
     gap_s: float,
     lock: str | None,
+    conductor: turns.Conductor | None = None,
 ) -> list[Any]:
     """Run the two halves at once, each on its own thread as one side of a pair in turns, under
     the measurement lock `lock` taken once for both; returns what each returned (None for a half
     that raised before it returned). A half starts its process through turns.current(): a
     twinbench job (runner.start_worker) or any program that speaks the protocol
-    (frameworks/turns.py), such as the outside code of benchmarks/turn_pairs.py."""
-    conductor = turns.Conductor(names, ticks, gap_s)  # type: ignore[arg-type]
+    (frameworks/turns.py), such as the outside code of benchmarks/turn_pairs.py. A resident
+    pair (twinbench/launch/resident.py) passes its own `conductor`, to read its blocks after."""
+    if conductor is None:
+        conductor = turns.Conductor(names, ticks, gap_s)  # type: ignore[arg-type]
     found: dict[int, Any] = {}
 
     def half(i: int, run: Callable[[], Any]) -> None:

@@ -105,6 +105,27 @@ class Side:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
 
+@dataclass(frozen=True)
+class Block:
+    """One turn's block as its worker timed it (frameworks/turns.py `done`), waits left out."""
+
+    wall_s: float
+    cpu_s: float
+    ticks: int
+    warmup: bool  # the side's first turn: first step, tracing, cold caches; never compared
+
+
+def heard_block(word: str, warmup: bool) -> Block | None:
+    """The block a `done <wall> <cpu> <ticks>` line reports (None: a bare `done`, or not one)."""
+    parts = word.split()
+    if len(parts) != 4 or parts[0] != "done":
+        return None
+    try:
+        return Block(float(parts[1]), float(parts[2]), int(parts[3]), warmup)
+    except ValueError:
+        return None
+
+
 @dataclass
 class Conductor:
     """Hands out the turns of one pair (see the module's docstring)."""
@@ -112,15 +133,21 @@ class Conductor:
     names: tuple[str, str]  # labels only (an A/A pair may name one backend twice)
     ticks: int
     gap_s: float
+    # Resident worker pairs (twinbench/launch/resident.py): each side's first turn is a warm-up
+    # of this many ticks, its block kept apart from the compared ones (0: no warm-up turn).
+    warmup_ticks: int = 0
     sides: list[Side] = field(default_factory=list)
     state: list[str] = field(default_factory=list)  # starting/training/alone/ended/gone
     turns: int = 0
+    turns_of: list[int] = field(default_factory=lambda: [0, 0])  # per side
+    blocks: list[list[Block]] = field(default_factory=list)  # per side, in the order trained
     error: BaseException | None = None
     aborted: bool = False
 
     def __post_init__(self) -> None:
         self.sides = [Side(n) for n in self.names]
         self.state = ["starting" for _ in self.names]
+        self.blocks = [[] for _ in self.names]
         self.sides[0].may_spawn.set()
 
     def _hear(self, i: int) -> str | None:
@@ -150,12 +177,17 @@ class Conductor:
                         continue
                     if last is not None and last != i:
                         time.sleep(self.gap_s)
-                    if not self.sides[i].tell(f"go {self.ticks}"):
+                    warmup = self.warmup_ticks > 0 and self.turns_of[i] == 0
+                    if not self.sides[i].tell(f"go {self.warmup_ticks if warmup else self.ticks}"):
                         self.state[i] = "gone"
                         continue
                     self.turns += 1
+                    self.turns_of[i] += 1
                     last = i
-                    self._hear(i)  # "done", "end", or gone
+                    word = self._hear(i)  # "done ...", "end", or gone
+                    block = heard_block(word or "", warmup)
+                    if block is not None:
+                        self.blocks[i].append(block)
                 order = order[::-1]  # ABBA: who goes first alternates by round
             for i in (0, 1):  # the lone trainer finishes, probes and record included
                 if self.state[i] == "alone":

@@ -94,7 +94,7 @@ def calibrate(
         a, b = run_pair(i)
         measured.append((a, b))
         if a.get("wall") and b.get("wall"):
-            say(f"  pair {i + 1}/{pairs}: {a['wall']:.4g} s vs {b['wall']:.4g} s")
+            say(f"  pair {i + 1}/{pairs}: ratio {a['wall'] / b['wall']:.4f}")
     record = {
         "version": CACHE_VERSION,
         "fingerprint": fingerprint,

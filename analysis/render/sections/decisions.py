@@ -47,9 +47,8 @@ def rows(inputs: list[Path]) -> list[dict[str, Any]]:
                     "stopped_by": d.stopped_by,
                     "beside": "-" if o is None else f"{other}: {o.interval()}",
                     "noise_floor": s.get("noise_floor") or "not calibrated",
-                    "pairing": (
-                        "taking turns" if design.pairing == "turns" else "one after the other"
-                    ),
+                    "pairing": design.described()["name"],
+                    "leaves_out": design.described()["leaves_out"],
                 }
             )
     return out
@@ -77,7 +76,8 @@ def write(page: Page, an: Analysis) -> None:
                 Col("measure", "decided on"),
                 Col("pairs", "pairs", "g"),
                 Col("stopped_by", "ended by"),
-                Col("pairing", "a pair's runs"),
+                Col("pairing", "design"),
+                Col("leaves_out", "leaves out"),
                 Col("beside", "other measure, same pairs"),
                 Col("noise_floor", "noise floor"),
             ],

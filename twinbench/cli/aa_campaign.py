@@ -1,0 +1,145 @@
+"""A/A campaign: how often a deciding design wrongly calls one side faster, on real runs.
+
+    twinbench aa --sequences 40 --out aa.json                  # resident, mlp, every core
+    twinbench aa --backend torch --cpus 1 --sequences 40 --budget-s 165 --out aa-cpus1.json
+
+Each sequence is one deciding series as a comparison runs it (twinbench/launch/decide.py): the
+same configuration on both sides, unit after unit until the confidence sequence decides or the
+budget (--budget-s of measuring, the design's max_pairs) is spent. With `--pairing resident` (the
+default here: the design this campaign exists to check) a unit is one resident worker pair, fresh
+workers for every unit, so the restarts are in what is checked; with `--pairing turns` a unit is
+a pair of fresh runs in turns. Since A and B are the same, "A faster" or "B faster" is a false
+decision; "equivalent" and "undecided" are not. The JSON summary holds every sequence's units and
+outcome and the false-decision rate with its 95% Clopper-Pearson upper bound, which should be at
+or below alpha (5%) for the design to be valid here. 40 sequences take an hour or more: run it on
+a machine nothing else is timing. Exit status 0, or 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scipy import stats as scipy_stats
+
+from twinbench.cli import calibrate
+from twinbench.config.checks import check_run_options, fail
+from twinbench.launch.decide import Series
+from twinbench.launch.resident import Unit
+from twinbench.sequential import Design, load_design
+
+SUMMARY = "A/A campaign: false-decision rate of a deciding design on real runs (JSON summary)"
+FALSE = ("a_faster", "b_faster")  # under A/A, any "faster" verdict is wrong
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    calibrate.add_workload_arguments(parser)  # as calibrate spells them
+    parser.set_defaults(pairing="resident")
+    parser.add_argument("--sequences", type=int, default=40, help="A/A sequences (default 40)")
+    parser.add_argument(
+        "--budget-s", type=float, default=165.0,
+        help="seconds of units per sequence (default 165: one core count's share of README "
+        "command 1's 330 s)",
+    )  # fmt: skip
+    parser.add_argument("--out", type=Path, required=True, help="the JSON summary")
+
+
+def upper_bound(false: int, sequences: int, level: float = 0.95) -> float:
+    """One-sided Clopper-Pearson upper bound on the false-decision rate."""
+    if false >= sequences:
+        return 1.0
+    return float(scipy_stats.beta.ppf(level, false + 1, sequences - false))
+
+
+def one_sequence(
+    next_unit: Callable[[int], Unit | None],
+    design: Design,
+    now: Callable[[], float] = time.monotonic,
+) -> tuple[Series, list[int]]:
+    """Units from `next_unit(i)` (None: a pair with no unit) into one series until it is
+    done."""
+    series = Series("A/A", design, design.max_pairs)
+    while not series.done:
+        start = now()
+        unit = next_unit(len(series.ratios["wall"]) + series.incomplete)
+        ratios = None if unit is None else unit.ratios
+        series.add_unit(["A", "B"], ratios, 0 if unit is None else unit.rounds, now() - start)
+    return series, series.rounds
+
+
+def summary(series: list[Series], design: Design, about: dict[str, Any]) -> dict[str, Any]:
+    outcomes = [s.decision.outcome if s.decision else "undecided" for s in series]
+    false = sum(o in FALSE for o in outcomes)
+    return {
+        **about,
+        "design": design.__dict__,
+        "described": design.described(),
+        "sequences": len(series),
+        "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
+        "false_decisions": false,
+        "false_decision_rate": false / len(series) if series else None,
+        "false_decision_upper_95": upper_bound(false, len(series)) if series else None,
+        "alpha": design.alpha,
+        "series": [s.as_dict() for s in series],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.sequences < 1:
+        fail(f"--sequences must be at least 1, got {args.sequences}")
+    if args.budget_s <= 0:
+        fail(f"--budget-s must be positive, got {args.budget_s}")
+    if args.pairing not in ("resident", "turns"):
+        fail(f"--pairing {args.pairing}: the campaign runs resident or turns units")
+    check_run_options([[*calibrate.run_overrides(args), f"hydra.run.dir={tempfile.gettempdir()}"]])
+    design = dataclasses.replace(
+        load_design(pairing=args.pairing), max_seconds=args.budget_s, total_seconds=None
+    )
+    about = {"backend": args.backend, "model": args.model, "cpus": args.cpus}
+    print(
+        f"aa: {args.backend} {args.model} against itself, {args.sequences} sequences of "
+        f"{design.described()['name']}, {args.budget_s:g} s each",
+        flush=True,
+    )
+    done: list[Series] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(args.sequences):
+            folder = Path(tmp) / f"sequence-{k}"
+
+            def next_unit(i: int, folder: Path = folder) -> Unit | None:
+                if args.pairing == "resident":
+                    return calibrate.resident_unit(args, folder, design, i)
+                a, b = calibrate.pair_in_turns(args, folder, design, i)
+                if not (a.get("wall") and b.get("wall")):
+                    return None
+                ratios = {m: a[m] / b[m] for m in ("wall", "cpu") if a.get(m) and b.get(m)}
+                return Unit(ratios, 0)
+
+            series, _ = one_sequence(next_unit, design)
+            done.append(series)
+            print(f"  sequence {k + 1}/{args.sequences}: {series.line()}", flush=True)
+            args.out.write_text(json.dumps(summary(done, design, about), indent=1))
+    body = summary(done, design, about)
+    print(
+        f"aa: {body['false_decisions']} false decision(s) in {body['sequences']} sequences "
+        f"(rate {body['false_decision_rate']:.1%}, 95% upper bound "
+        f"{body['false_decision_upper_95']:.1%}; alpha {design.alpha:.0%}); {args.out}",
+        flush=True,
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="twinbench aa", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
