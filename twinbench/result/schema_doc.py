@@ -110,6 +110,9 @@ def _cell(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 and argv[1].startswith("-"):  # `--help` is not a file to write
+        print(f"usage: python -m twinbench.result.schema_doc [PAGE]  (default {PAGE})")
+        return 0 if argv[1] in ("-h", "--help") else 2
     path = Path(argv[1]) if len(argv) > 1 else PAGE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render())
