@@ -17,6 +17,8 @@ pinning CPUs and setting the variables the entry names.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -266,6 +268,30 @@ def spec(name: str) -> BackendSpec:
     return BACKENDS[name]
 
 
+class _KeptOut(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the runtimes kept out of this process and fails to load them: `import x` raises
+    ModuleNotFoundError, while `"x" in sys.modules` stays false and importlib.util.find_spec
+    still answers (torch._dynamo's trace rules look every framework up at import)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname.partition(".")[0] in self.names:
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec: Any) -> Any:
+        raise ModuleNotFoundError(
+            f"{spec.name} is kept out of this process: it runs another backend's runtime "
+            "(frameworks/registry.py keep_to_own_runtime)",
+            name=spec.name,
+        )
+
+    def exec_module(self, module: Any) -> None:  # never reached: create_module raises
+        raise ModuleNotFoundError(module.__name__)
+
+
 def keep_to_own_runtime(name: str) -> list[str]:
     """In a process that runs this one backend (a worker, a parity stage), make every other
     registered runtime unimportable; returns those kept out.
@@ -273,15 +299,16 @@ def keep_to_own_runtime(name: str) -> list[str]:
     In this project's one environment every runtime is installed, and libraries load one they
     merely find: TensorFlow's lite converter and Keras' orbax callback import JAX, and
     keras.utils.set_random_seed imports TensorFlow to seed tf.data, on every Keras runtime. A
-    Keras-on-torch worker thus started three runtimes (about 9 s of CPU more than its own on the
-    Zen 3) and kept TensorFlow's beside the one measured. `None` in sys.modules makes `import x`
-    raise ImportError, which each of those guards against: the worker then runs as in an
-    environment with its own runtime only, and a library that truly needed another would fail at
-    once rather than compute in it."""
+    Keras-on-torch worker thus started three runtimes (5-7 s of CPU more than its own on the
+    Zen 3) and kept TensorFlow's beside the one measured. Each of those imports guards against
+    ImportError: the worker then runs as in an environment with its own runtime only, and a
+    library that truly needed another fails at once rather than compute in it. (Not `None` in
+    sys.modules, the shorter way: Keras asks `"tensorflow" in sys.modules` to learn whether it
+    is inside a TensorFlow graph, and its augmentation layers then failed.)"""
     own = spec(name).runtime
-    others = sorted({s.runtime for s in BACKENDS.values()} - {own})
-    for other in others:
-        sys.modules.setdefault(other, None)  # type: ignore[arg-type]  # a no-op if already loaded
+    others = sorted({s.runtime for s in BACKENDS.values()} - {own} - set(sys.modules))
+    if others:
+        sys.meta_path.insert(0, _KeptOut(others))
     return others
 
 
