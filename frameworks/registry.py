@@ -306,10 +306,15 @@ def keep_to_own_runtime(name: str) -> list[str]:
     sys.modules, the shorter way: Keras asks `"tensorflow" in sys.modules` to learn whether it
     is inside a TensorFlow graph, and its augmentation layers then failed.)"""
     own = spec(name).runtime
-    others = sorted({s.runtime for s in BACKENDS.values()} - {own} - set(sys.modules))
+    others = sorted(set(runtimes()) - {own} - set(sys.modules))
     if others:
         sys.meta_path.insert(0, _KeptOut(others))
     return others
+
+
+def runtimes() -> tuple[str, ...]:
+    """Every registered backend's runtime (its top-level module's name), each once."""
+    return tuple(dict.fromkeys(s.runtime for s in BACKENDS.values()))
 
 
 def packages() -> tuple[str, ...]:

@@ -10,7 +10,6 @@ per-layer measured bound (frameworks/layer_parity.py) as parity applies them. Ea
 one line of one half, chosen to pass the flat bound.
 """
 
-# ruff: noqa: E402  (the other runtimes are kept out before keras and torch load)
 from __future__ import annotations
 
 import json
@@ -20,7 +19,8 @@ os.environ["KERAS_BACKEND"] = "torch"  # before keras loads: the keras_torch bac
 
 from frameworks import registry  # loads no framework
 
-registry.keep_to_own_runtime("keras_torch")  # torch only: no TensorFlow or JAX start-up
+if __name__ == "__main__":  # its own process only: test_layer_parity imports the tables below
+    registry.keep_to_own_runtime("keras_torch")  # torch only: no TensorFlow or JAX start-up
 
 import keras
 import numpy as np

@@ -272,14 +272,16 @@ def test_a_real_resident_deciding_sweep_compares_blocks_of_one_worker_pair(
     tmp_path: Path,
 ) -> None:
     from tests.conftest import run_cli
+    from tests.test_turns import tiny_deciding_sweep
 
     proc = run_cli(
-        "+experiment=compare", "backend=torch,keras_torch", "cpus=1", "max_steps=8",
-        "repeats=1", "certify=false", "measure.peak_probe=false", "measure.warmup_steps=2",
-        "+hydra.sweeper.decision.pairing=resident", "+hydra.sweeper.decision.turn_ticks=3",
-        "+hydra.sweeper.decision.resident_blocks=4", "+hydra.sweeper.decision.warmup_ticks=2",
-        f"measure.lock_file={tmp_path}/lock", f"hydra.sweep.dir={tmp_path}/sweep",
-    )  # fmt: skip
+        *tiny_deciding_sweep(
+            tmp_path,
+            "+hydra.sweeper.decision.pairing=resident",
+            "+hydra.sweeper.decision.resident_blocks=4",
+            "+hydra.sweeper.decision.warmup_ticks=2",
+        )
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "design: resident worker pairs in turns of 3 steps, 4 blocks a worker pair" in (
         proc.stdout

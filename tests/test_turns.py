@@ -260,18 +260,24 @@ def test_the_pairing_is_checked_before_the_first_pair() -> None:
 # ---------------------------------------------------------------- the real thing
 
 
+def tiny_deciding_sweep(tmp_path: Path, *more: str) -> tuple[str, ...]:
+    """A deciding sweep of torch against Keras on torch (no TensorFlow start-up), one pair of
+    8-step one-core runs in turns of 3 ticks, under its own lock and folder; `more` adds to it."""
+    return (
+        "+experiment=compare", "backend=torch,keras_torch", "cpus=1", "max_steps=8",
+        "repeats=1", "certify=false", "measure.peak_probe=false", "measure.warmup_steps=2",
+        "+hydra.sweeper.decision.turn_ticks=3", f"measure.lock_file={tmp_path}/lock",
+        f"hydra.sweep.dir={tmp_path}/sweep", *more,
+    )  # fmt: skip
+
+
 @pytest.mark.slow
 def test_a_deciding_sweep_in_turns_keeps_whole_records_and_says_it_took_turns(
     tmp_path: Path,
 ) -> None:
     from tests.conftest import run_cli
 
-    proc = run_cli(
-        "+experiment=compare", "backend=torch,keras_torch", "cpus=1", "max_steps=8",
-        "repeats=1", "certify=false", "measure.peak_probe=false", "measure.warmup_steps=2",
-        "+hydra.sweeper.decision.turn_ticks=3", f"measure.lock_file={tmp_path}/lock",
-        f"hydra.sweep.dir={tmp_path}/sweep",
-    )  # fmt: skip
+    proc = run_cli(*tiny_deciding_sweep(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]
     # the first screen's design line names the pairing and the turn length
     assert "design: fresh-process pairs in turns of 3 steps" in proc.stdout

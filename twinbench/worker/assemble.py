@@ -228,14 +228,12 @@ def samples_per_step(batch_size: int, n_train: int) -> int:
     return min(batch_size, n_train)
 
 
-# The array runtimes a worker could have in its process besides the one it measures.
-RUNTIMES = ("tensorflow", "torch", "jax")
-
-
 def runtimes_in_process() -> list[str]:
-    """The array runtimes imported into this worker by the end of its run: its own, and any a
-    library pulled in beside it (a second runtime costs start-up and sits in memory)."""
-    return [name for name in RUNTIMES if sys.modules.get(name) is not None]  # None: kept out
+    """The registry's runtimes imported into this worker by the end of its run: its own, and
+    any a library pulled in beside it (a second runtime costs start-up and sits in memory)."""
+    from frameworks import registry
+
+    return [name for name in registry.runtimes() if sys.modules.get(name) is not None]
 
 
 def runtime(spec: RunSpec) -> str:
