@@ -227,11 +227,31 @@ def test_a_campaign_counts_faster_verdicts_as_false_and_bounds_their_rate() -> N
         )[0]
         for _ in range(3)
     ]  # fmt: skip
-    body = aa_campaign.summary(aside + level, design, {"backend": "torch"})
+    body = aa_campaign.summary([s.as_dict() for s in aside + level], design, {"backend": "torch"})
     assert body["outcomes"] == {"a_faster": 1, "b_faster": 1, "equivalent": 3}
     assert body["false_decisions"] == 2 and body["false_decision_rate"] == 0.4
     assert 0.4 < body["false_decision_upper_95"] < 1
     assert body["described"]["name"] == "resident worker pairs in turns"
+
+
+def test_a_resumed_campaign_keeps_its_sequences_and_refuses_another_campaigns_file(
+    tmp_path: Path,
+) -> None:
+    about = {"backend": "torch", "model": "mlp", "cpus": 1}
+    ticks = iter(range(10**6))
+    one = aa_campaign.one_sequence(
+        lambda i: Unit({"wall": 1.0, "cpu": 1.0}, 4), DESIGN, now=lambda: float(next(ticks))
+    )[0]
+    out = tmp_path / "aa.json"
+    out.write_text(json.dumps(aa_campaign.summary([one.as_dict()] * 3, DESIGN, about)))
+    assert len(aa_campaign.resumed(out, DESIGN, about)) == 3
+    assert aa_campaign.resumed(tmp_path / "none.json", DESIGN, about) == []
+    # Mutations: another core count, another design: their sequences must not mix in.
+    with pytest.raises(SystemExit) as exit_:
+        aa_campaign.resumed(out, DESIGN, about | {"cpus": 2})
+    assert exit_.value.code == 2
+    with pytest.raises(SystemExit):
+        aa_campaign.resumed(out, dataclasses.replace(DESIGN, resident_blocks=8), about)
 
 
 def test_calibrate_keeps_a_over_b_whichever_half_started_first(

@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "command 1's 330 s)",
     )  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="the JSON summary")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="keep the sequences --out already holds (same configuration and design) and run "
+        "only the rest: a campaign is written after every sequence, so one cut short goes on",
+    )  # fmt: skip
 
 
 def upper_bound(false: int, sequences: int, level: float = 0.95) -> float:
@@ -73,8 +78,9 @@ def one_sequence(
     return series, series.rounds
 
 
-def summary(series: list[Series], design: Design, about: dict[str, Any]) -> dict[str, Any]:
-    outcomes = [s.decision.outcome if s.decision else "undecided" for s in series]
+def summary(series: list[dict[str, Any]], design: Design, about: dict[str, Any]) -> dict[str, Any]:
+    """The campaign's JSON from its sequences (Series.as_dict())."""
+    outcomes = [(s["decision"] or {}).get("outcome", "undecided") for s in series]
     false = sum(o in FALSE for o in outcomes)
     return {
         **about,
@@ -86,8 +92,25 @@ def summary(series: list[Series], design: Design, about: dict[str, Any]) -> dict
         "false_decision_rate": false / len(series) if series else None,
         "false_decision_upper_95": upper_bound(false, len(series)) if series else None,
         "alpha": design.alpha,
-        "series": [s.as_dict() for s in series],
+        "series": series,
     }
+
+
+def resumed(out: Path, design: Design, about: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sequences an earlier campaign of the same configuration and design left in `out`;
+    one line and exit 2 where `out` holds another campaign (its sequences would mix)."""
+    if not out.exists():
+        return []
+    try:
+        body = json.loads(out.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        fail(f"--resume: {out} is not a campaign's JSON ({err})")
+    theirs = {k: body.get(k) for k in about} | {"design": body.get("design")}
+    ours = about | {"design": json.loads(json.dumps(design.__dict__))}
+    if theirs != ours:
+        differ = sorted(k for k in ours if theirs.get(k) != ours[k])
+        fail(f"--resume: {out} holds another campaign (differs in {', '.join(differ)})")
+    return list(body.get("series") or [])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,9 +130,11 @@ def run(args: argparse.Namespace) -> int:
         f"{design.described()['name']}, {args.budget_s:g} s each",
         flush=True,
     )
-    done: list[Series] = []
+    done = resumed(args.out, design, about) if args.resume else []
+    if done:
+        print(f"  resuming: {len(done)} sequence(s) already in {args.out}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for k in range(args.sequences):
+        for k in range(len(done), args.sequences):
             folder = Path(tmp) / f"sequence-{k}"
 
             def next_unit(i: int, folder: Path = folder) -> Unit | None:
@@ -122,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 return Unit(ratios, 0)
 
             series, _ = one_sequence(next_unit, design)
-            done.append(series)
+            done.append(series.as_dict())
             print(f"  sequence {k + 1}/{args.sequences}: {series.line()}", flush=True)
             args.out.write_text(json.dumps(summary(done, design, about), indent=1))
     body = summary(done, design, about)
