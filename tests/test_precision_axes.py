@@ -326,6 +326,26 @@ def test_the_matrix_gives_each_compiled_cell_its_break_even_with_an_interval():
     assert table.loc[("bfloat16", "eager"), "bf16_units"] is False
 
 
+def test_a_bf16_cell_sets_its_step_speed_up_beside_its_own_gemms_speed_up():
+    def run(prec, steady, gflops, size=2048):
+        row = _run("torch", prec, "eager", steady, 0.1, 2.0)
+        return row | {"framework_gemm_gflops": gflops, "peak_probe_size": size}
+
+    runs = pd.DataFrame(
+        [run("float32", s, 200.0) for s in (0.040, 0.041)]
+        + [run("bfloat16", s, 420.0) for s in (0.030, 0.031)]
+    )
+    table = exec_matrix.matrix(runs).set_index("precision")
+    assert table.loc["bfloat16", "bf16_step_speedup"] == pytest.approx(0.0405 / 0.0305)
+    assert table.loc["bfloat16", "bf16_gemm_speedup"] == pytest.approx(2.1)
+    assert math.isnan(table.loc["float32", "bf16_step_speedup"])
+    # Mutation: a bfloat16 GEMM probed at another size is no ratio (512 against 2048).
+    runs.loc[runs["precision"] == "bfloat16", "peak_probe_size"] = 512
+    table = exec_matrix.matrix(runs).set_index("precision")
+    assert math.isnan(table.loc["bfloat16", "bf16_gemm_speedup"])
+    assert table.loc["bfloat16", "bf16_step_speedup"] > 1
+
+
 def test_runs_that_differ_only_in_exec_or_precision_are_different_configurations():
     from analysis.load import table
 

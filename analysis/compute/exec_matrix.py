@@ -10,6 +10,13 @@ run with one eager run: a range of runs, not a confidence interval. A percentile
 medians printed here before; at 2-4 runs a side that bootstrap covers far below 95% for ratios
 (docs/findings/2026-12-01-ratio-interval-coverage.md), and break-even has no A/A truth to check
 an interval against, so no coverage is claimed.
+
+bfloat16 against the hardware: each bfloat16 cell's step speed-up over the float32 cell of the
+same mode (float32 step / bfloat16 step) beside its framework's own GEMM speed-up on the same
+cores (bfloat16 GFLOP/s / float32 GFLOP/s, from the records' peak probes, only where both were
+probed at one size). Where the GEMM gains 2x and the step does not, the rest of the step (the
+ops that are not products, conversions, dispatch) holds the difference: the per-layer profile
+says where.
 """
 
 from __future__ import annotations
@@ -75,6 +82,8 @@ def matrix(runs: pd.DataFrame) -> pd.DataFrame:
             first_step_over_steady_s=float(np.median(cell[OVERHEAD].astype(float))),
             final_loss=float(np.median(cell["final_loss"].astype(float))),
             bf16_units=_one(cell.get("bf16_units")),
+            gemm_gflops=_median(cell.get("framework_gemm_gflops")),
+            gemm_size=_one(cell.get("peak_probe_size")),
             compiled_graphs=_one(cell.get("compiled_graphs")),
         )
         rows.append(row)
@@ -92,6 +101,25 @@ def _one(values: pd.Series | None) -> Any:
     return seen[0] if len(seen) == 1 else None
 
 
+def _median(values: pd.Series | None) -> float | None:
+    """The median of the cell's finite values, None where it has none."""
+    if values is None:
+        return None
+    finite = pd.to_numeric(values, errors="coerce").dropna()
+    return float(np.median(finite)) if len(finite) else None
+
+
+def _bf16_against_fp32(bf16: pd.Series, fp32: pd.Series) -> tuple[float, float]:
+    """The bfloat16 cell's step speed-up and its framework's GEMM speed-up over float32; the
+    GEMM's is NaN unless both cells' GEMMs were probed at one size."""
+    step = float(fp32["steady_step_s"]) / float(bf16["steady_step_s"])
+    rates = (bf16["gemm_gflops"], fp32["gemm_gflops"])
+    same_size = bf16["gemm_size"] is not None and bf16["gemm_size"] == fp32["gemm_size"]
+    if not same_size or any(r is None or math.isnan(r) or r <= 0 for r in rates):
+        return step, math.nan
+    return step, rates[0] / rates[1]
+
+
 def _with_comparisons(table: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
     """Loss against the float32 cell of the same mode; break-even on each compiled row."""
     table = table.copy()
@@ -99,13 +127,18 @@ def _with_comparisons(table: pd.DataFrame, ok: pd.DataFrame) -> pd.DataFrame:
     table["break_even_steps"] = np.nan
     table["break_even_low"] = np.nan
     table["break_even_high"] = np.nan
+    table["bf16_step_speedup"] = np.nan
+    table["bf16_gemm_speedup"] = np.nan
     index = table.set_index(CELL).index
     for i, row in table.iterrows():
         fp32 = (row["workload"], row["backend"], "float32", row["exec_mode"])
         if fp32 in index:
-            table.loc[i, "loss_minus_fp32"] = (
-                row["final_loss"] - table.loc[index.get_loc(fp32), "final_loss"]
-            )
+            fp32_row = table.loc[index.get_loc(fp32)]
+            table.loc[i, "loss_minus_fp32"] = row["final_loss"] - fp32_row["final_loss"]
+            if row["precision"] == "bfloat16":
+                table.loc[i, ["bf16_step_speedup", "bf16_gemm_speedup"]] = list(
+                    _bf16_against_fp32(row, fp32_row)
+                )
         if row["exec_mode"] != "compiled":
             continue
         same = (

@@ -46,6 +46,9 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "machine_peak_gflops": _num(mp.get("machine_peak_gflops")),
         "machine_peak_library": mp.get("best_library"),
         "peak_cores": mp.get("cores"),
+        # the GEMM's size: a bfloat16 run's peak may be probed smaller than float32's, and
+        # rates of different sizes are not a ratio (analysis/compute/exec_matrix.py)
+        "peak_probe_size": (mp.get("probe") or {}).get("size"),
         "isa_limit_gflops": _num(limit.get("gflops")),
         "isa_limit_clock": limit.get("clock_source"),
         "peak_exceeds_isa_limit": mp.get("exceeds_isa_limit"),

@@ -34,6 +34,15 @@ def write(page: Page, an: Analysis) -> None:
             "(avx512_bf16, amx_bf16): their products were converted around float32 kernels, "
             "so their times measure conversions, not the hardware's bfloat16 speed.</p>"
         )
+    if table["bf16_gemm_speedup"].notna().any():
+        page.add(
+            "<p><b>bfloat16 against its GEMM:</b> <i>bf16 step speed-up</i> is the float32 "
+            "steady step over the bfloat16 one (above 1: bfloat16 faster); <i>bf16 GEMM "
+            "speed-up</i> is the backend's own library's bfloat16 GEMM rate over its float32 "
+            "one on the same cores, same size. A step that gains less than its GEMM spends the "
+            "difference outside the products: the per-layer profile (profile=true) says where."
+            "</p>"
+        )
     page.add(
         table_html(
             table,
@@ -53,6 +62,8 @@ def write(page: Page, an: Analysis) -> None:
                 Col("final_loss", "loss", "g"),
                 Col("loss_minus_fp32", "loss - fp32", "g"),
                 Col("bf16_units", "BF16 units", "bool"),
+                Col("bf16_step_speedup", "bf16 step speed-up", "x"),
+                Col("bf16_gemm_speedup", "bf16 GEMM speed-up", "x"),
                 Col("compiled_graphs", "compiled graphs", "g"),
             ],
         )
