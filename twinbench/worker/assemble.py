@@ -258,8 +258,10 @@ def assemble(
     fw: Framework,
     trained: Trained,
     looks: Looks,
+    stack: dict[str, Any] | None = None,
 ) -> ResultRecord:
-    """Phase 7: the measured run's record."""
+    """Phase 7: the measured run's record; `stack` is the stack's block as the worker read it
+    back (twinbench/stacks/readback.py)."""
     clock, data, bs = trained.clock, loaded.data, spec.batch_size
     n_train = len(data.x_train)
     timing = timing_record(clock, spec, samples_per_step(bs, n_train))
@@ -323,6 +325,7 @@ def assemble(
         },
         parity=parity_status(spec),
         environment=environment.describe(),
+        **({"stack": stack} if stack is not None else {}),
         started=started,
         finished=environment.now_iso(),
         config=spec.config,
