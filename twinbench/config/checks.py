@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from twinbench.config import inherited_env, schema
+from twinbench.config.folders import nearest_existing, check_writable_dir
 from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
 
 GROUPS = schema.GROUPS
@@ -79,30 +80,13 @@ def check_output_dir(key: str, value: str) -> None:
     """
     path = Path(value.split("${", 1)[0] or ".").expanduser()
     check_writable_dir(f"{key}={value}", path, f"choose another {key}")
-    existing = _nearest_existing(path)
+    existing = nearest_existing(path)
     free = shutil.disk_usage(existing).free
     if free < MIN_FREE_BYTES:
         raise ConfigError(
             f"{key}={value}: only {free:,} bytes free on that disk; free some space or choose "
             f"another {key}"
         )
-
-
-def _nearest_existing(path: Path) -> Path:
-    while not path.exists():
-        path = path.parent
-    return path
-
-
-def check_writable_dir(what: str, path: Path, advice: str) -> None:
-    """`path` is, or can become, a directory this process writes in; else one line with advice."""
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{what} is a file, not a directory; {advice}")
-    existing = _nearest_existing(path)
-    if not existing.is_dir():
-        raise ConfigError(f"{what}: {existing} is a file, not a directory; {advice}")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{what}: {existing} is not writable; {advice}")
 
 
 def check_side_dirs(config: dict[str, Any]) -> None:

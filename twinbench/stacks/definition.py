@@ -1,6 +1,6 @@
-"""What a stack is: a name and exact pins, read from the run's config (conf/stack/<name>.yaml or
-`stack.name=... stack.pins=[name==version,...]` on the command line), and the settings of the environments'
-cache (`stacks:` in conf/config.yaml). Plain values only; building lives in build.py."""
+"""What a stack is: a name and exact pins, read from the run's config (conf/stack/<name>.yaml, or
+`stack.name=... 'stack.pins=["six==1.16.0"]'` on the command line), and the settings of the
+environments' cache (`stacks:` in conf/config.yaml). Plain values only; building is build.py's."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench.config.choices import ConfigError
+from twinbench.config.folders import check_writable_dir
 from twinbench.paths import REPO_ROOT
 from twinbench.result import results
 from twinbench.stacks import build
@@ -23,8 +24,6 @@ CHECKS_FILE = "backends.json"  # inside an environment: each backend's load chec
 
 def check_cache_dir(path: Path) -> None:
     """The cache folder is, or can become, a folder this process writes: else one line."""
-    from twinbench.config.checks import check_writable_dir
-
     check_writable_dir(
         f"stacks.cache_dir={path}", path, "set stacks.cache_dir to a writable folder"
     )
