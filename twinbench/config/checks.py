@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from twinbench.config import inherited_env, schema
-from twinbench.config.folders import nearest_existing, check_writable_dir
+from twinbench.config.folders import check_writable_dir, nearest_existing
 from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
 
 GROUPS = schema.GROUPS

@@ -212,7 +212,13 @@ def flops_record(
 def parity_status(spec: RunSpec) -> dict[str, Any]:
     """The model's certificate as this run records it; an invalid one says so in one line with
     the command that re-certifies, and never costs the measurement."""
-    found = certificates.status(spec.model, backend=spec.backend)
+    stack = spec.config.get("stack")
+    found = certificates.status(spec.model, backend=spec.backend, stack=stack)
+    if found.get("stack"):  # a release without a certificate: the run is not proven equal
+        progress.status(
+            f"parity: stack {found['stack']} has no certificate for {spec.model} on "
+            f"{spec.backend}; certify it: {found['command']}"
+        )
     if found["status"] == "invalid":
         progress.status(
             f"parity: certificate {found['certificate']} is invalid ({found['reason']}); "
