@@ -22,6 +22,7 @@ def _runs(stack: str, version: str, steps: list[float], kernels: str | None) -> 
             "stack": stack,
             "framework_version": version,
             "stack_pins": None if stack == "pinned" else f"keras=={version}",
+            "stack_versions": f"keras=={version}, torch==2.13.0+cpu",
             "kernels_summary": kernels,
             "steady_step_s": s,
         }
@@ -33,14 +34,16 @@ def test_releases_in_order_with_a_verdict_against_the_one_before():
     runs = pd.DataFrame(
         # pinned is the newest release here, named last by its version, not its name
         _runs("pinned", "3.15.1", [0.0130, 0.0131, 0.0129, 0.0130], "onednn avx512")
-        + _runs("keras-3.13", "3.13.0", [0.0100, 0.0101, 0.0100, 0.0099], "mkl avx2")
-        + _runs("keras-3.12", "3.12.0", [0.0100, 0.0100, 0.0101, 0.0099], "mkl avx2")
+        + _runs("a-3.13", "3.13.0", [0.0100, 0.0101, 0.0100, 0.0099], "mkl avx2")
+        + _runs("x-3.12", "3.12.0", [0.0100, 0.0100, 0.0101, 0.0099], "mkl avx2")
         # a series on one stack only has no history
         + [r | {"backend": "torch"} for r in _runs("pinned", "2.13.0", [0.01, 0.01], None)]
     )
     table = release_history.history(runs)
-    assert list(table["stack"]) == ["keras-3.12", "keras-3.13", "pinned"]
-    assert list(table["versus"].fillna("-")) == ["-", "keras-3.12", "keras-3.13"]
+    assert list(table["stack"]) == ["x-3.12", "a-3.13", "pinned"]  # by release, not by name
+    # named by what moved between the stacks (keras), not by what they share (torch)
+    assert list(table["release"]) == ["keras 3.12.0", "keras 3.13.0", "keras 3.15.1"]
+    assert list(table["versus"].fillna("-")) == ["-", "x-3.12", "a-3.13"]
     assert list(table["verdict"].fillna("-")) == ["-", "equivalent", "slower"]
     assert table["ratio"].iloc[2] > 1.25
     assert list(table["kernels_changed"].fillna("-")) == ["-", False, True]

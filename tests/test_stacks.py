@@ -125,6 +125,7 @@ def test_the_worker_records_the_pins_it_reads_back(tiny_stacks, tmp_path):
     assert record["stack"]["name"] == "six-1.15"
     assert record["stack"]["pins"] == {"six": "1.15.0"}
     assert record["stack"]["interpreter"]["prefix"] == str(env)
+    assert set(record["stack"]["versions"]) == {"torch"}  # the backend's packages, read back
     assert record["run_key"] == results.run_key(
         {k: v for k, v in record["config"].items() if k not in ("repeat", "run_key", "pair_id")}
     )

@@ -40,6 +40,11 @@ def stack_columns(record: dict[str, Any]) -> dict[str, Any]:
         or _mapping(_mapping(record.get("config")).get("stack")).get("name")
         or "pinned",
         "stack_pins": ", ".join(f"{n}=={v}" for n, v in sorted(pins.items())) or None,
+        # the backend's packages as the worker read them back: what names a release
+        "stack_versions": ", ".join(
+            f"{n}=={v}" for n, v in sorted(_mapping(block.get("versions")).items())
+        )
+        or None,
     }
 
 

@@ -52,6 +52,7 @@ TEXT_COLUMNS = (
     "legacy_label",
     "stack",
     "stack_pins",
+    "stack_versions",
 )
 # Leading columns of the written table: the keys a reader sorts and filters by.
 LEADING = [
@@ -206,7 +207,7 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
         if attention.get((row["source"], row["backend"]), 1) > 1:
             label += f" {row['attention']} attention"
         if row.get("stack") not in (None, "pinned") and pd.notna(row.get("stack")):
-            label += f" [{row['stack']}]"  # another release: never a repeat of the pinned one
+            label += f" on {row['stack']}"  # another release: never a repeat of the pinned one
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
         if machines.get(row["source"], 1) > 1:

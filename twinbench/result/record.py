@@ -178,8 +178,9 @@ class ResultRecord(Block):
     environment: Environment = spec("the machine", block=Environment)
     stack: dict[str, Any] = spec(
         "the framework releases it ran on (conf/stack/): name, every pin's version as the worker "
-        "read it back (importlib.metadata), where each loads from, and the interpreter; "
-        "absent in records made before stacks"
+        "read it back (importlib.metadata), where each loads from, the backend's packages' "
+        "versions read back the same way, and the interpreter; absent in records made before "
+        "stacks"
     )
     started: str = spec("when the worker started", "UTC ISO 8601")
     finished: str = spec("when the worker finished", "UTC ISO 8601")

@@ -45,10 +45,12 @@ def mismatches(asked: dict[str, str], read: dict[str, dict[str, str | None]]) ->
     ]
 
 
-def stack_block(stack: dict[str, Any]) -> dict[str, Any]:
+def stack_block(stack: dict[str, Any], packages: tuple[str, ...] = ()) -> dict[str, Any]:
     """The record's `stack` block in the worker: the stack's name, its pins as read back here,
-    and this interpreter. Raises RuntimeError where a pin is not what runs (a mismatch fails the
-    run, as a thread count that does not hold does)."""
+    the versions of `packages` (the backend's own, frameworks/registry.py) as read back here too,
+    so the releases a run measured are named on every stack, `pinned` included, and this
+    interpreter. Raises RuntimeError where a pin is not what runs (a mismatch fails the run, as
+    a thread count that does not hold does)."""
     from twinbench.stacks.definition import from_config
 
     asked = from_config(stack)
@@ -60,6 +62,11 @@ def stack_block(stack: dict[str, Any]) -> dict[str, Any]:
         "name": asked.name,
         "pins": {name: read[name]["version"] for name in sorted(read)},
         "locations": {name: read[name]["location"] for name in sorted(read)},
+        "versions": {
+            name: found["version"]
+            for name, found in versions(sorted(packages)).items()
+            if found["version"] is not None
+        },
         "interpreter": interpreter(),
     }
 

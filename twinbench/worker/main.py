@@ -44,7 +44,9 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     pinned = phases.pin(spec)
     # The stack's pins as this interpreter runs them, before anything is measured: a pin that
     # does not hold fails the run here (twinbench/stacks/readback.py).
-    stack = readback.stack_block(spec.config.get("stack") or {"name": "pinned"})
+    stack = readback.stack_block(
+        spec.config.get("stack") or {"name": "pinned"}, registry.spec(spec.backend).packages
+    )
     label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
     loaded = phases.load_data(spec, label)
     probes = phases.run_probes(spec, label, loaded.model_cfg)
