@@ -3,6 +3,10 @@ releases in order, with a verdict between each release and the one before it, an
 the run's probe saw (record `kernels.summary`, measure.kernel_probe=true), so a change of kernel
 library or code path between releases is named, not guessed.
 
+A release is named by the backend's packages whose versions differ between the series' stacks,
+as the worker read them back (record `stack.versions`; `keras 3.12.0`), and releases are ordered
+by those versions.
+
 A verdict between neighbours is the decision engine's classification (twinbench/sequential.py
 `classify`, its margin and alpha from conf/decision/default.yaml) applied to the Welch interval
 of the ratio of their runs' steady steps (twinbench.stats.ratio_ci): later release faster,
@@ -46,6 +50,21 @@ def _one(values: pd.Series) -> Any:
     return found[0] if len(found) == 1 else " | ".join(sorted(found))
 
 
+def _versions(group: pd.DataFrame) -> dict[str, str]:
+    """package -> version, as the runs' stack blocks read them back (`stack_versions`)."""
+    text = _one(group.get("stack_versions", pd.Series(dtype=object)))
+    if not isinstance(text, str) or " | " in text:  # none, or the runs disagree: unnamed
+        return {}
+    return dict(part.split("==", 1) for part in text.split(", ") if "==" in part)
+
+
+def _shared(all_versions: Any) -> set[str]:
+    """Packages at one version on every stack of a series: they do not name a release."""
+    listed = list(all_versions)
+    names = {name for versions in listed for name in versions}
+    return {name for name in names if len({v.get(name) for v in listed}) == 1}
+
+
 def history(runs: pd.DataFrame, design: sequential.Design | None = None) -> pd.DataFrame:
     """One row per series and stack, releases in order; empty where no series ran on more
     than one stack."""
@@ -58,10 +77,16 @@ def history(runs: pd.DataFrame, design: sequential.Design | None = None) -> pd.D
     for key, series in ok.groupby(SERIES, dropna=False):
         if series["stack"].nunique() < 2:
             continue
+        found = {str(stack): (_versions(group), group) for stack, group in series.groupby("stack")}
+        moved = sorted(
+            {p for v, _ in found.values() for p in v} - _shared(v for v, _ in found.values())
+        )
         per_stack = []
-        for stack, group in series.groupby("stack"):
-            version = _one(group.get("framework_version", pd.Series(dtype=object)))
-            per_stack.append((release_order(version), str(stack), version, group))
+        for stack, (versions, group) in found.items():
+            order = tuple(release_order(versions.get(p)) for p in moved)
+            label = ", ".join(f"{p} {versions[p]}" for p in moved if p in versions)
+            version = label or _one(group.get("framework_version", pd.Series(dtype=object)))
+            per_stack.append((order, stack, version, group))
         per_stack.sort(key=lambda item: (item[0], item[1]))
         previous, kernels_before = None, None
         for _, stack, version, group in per_stack:
