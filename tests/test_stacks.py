@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -282,3 +283,15 @@ def test_the_stacks_command_lists_and_clears(tmp_path, capsys):
     assert [e.name for e in cache.entries(tmp_path)] == ["a"]
     assert main(["stacks", "clear", "--cache-dir", str(tmp_path)]) == 0
     assert cache.entries(tmp_path) == []
+
+
+def test_parity_on_an_unknown_stack_is_refused_before_any_stage():
+    proc = subprocess.run(
+        [sys.executable, "-m", "twinbench.parity", "mlp", "--stack", "keras-9"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert _refused(proc).startswith("twinbench: error: unknown stack 'keras-9'; choose one of:")
+    assert "stage" not in proc.stdout + proc.stderr
