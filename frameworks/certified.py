@@ -62,9 +62,11 @@ def _installed(package: str) -> str | None:
         return None
 
 
-def fingerprint(model_name: str) -> dict[str, Any]:
+def fingerprint(model_name: str, stack_pins: dict[str, str] | None = None) -> dict[str, Any]:
     """What a certificate certifies, read without importing a framework: hashes of the model's
-    file and config and of the optimizer and layout code, and the installed framework versions."""
+    file and config and of the optimizer and layout code, and the installed framework versions;
+    on a stack (conf/stack/) other than the project's own environment, its pins too, so a
+    certificate holds for that stack only."""
     own = [f"models/{model_name}.py", f"conf/model/{model_name}.yaml"]
     files = [*own, *registry.certified_code(), *SHARED_CERTIFIED_CODE]
     found = {path: _source(path) for path in files}
@@ -74,6 +76,7 @@ def fingerprint(model_name: str) -> dict[str, Any]:
         "files": hashes,
         "config_sha256": _sha256(config),
         "versions": {p: v for p in framework_packages() if (v := _installed(p)) is not None},
+        **({"stack_pins": dict(sorted(stack_pins.items()))} if stack_pins else {}),
     }
 
 
@@ -118,6 +121,9 @@ def differences(certified: dict[str, Any], current: dict[str, Any]) -> list[str]
         for p in sorted({*versions_then, *versions_now})
         if versions_then.get(p) != versions_now.get(p)
     ]
+    pins_then, pins_now = certified.get("stack_pins") or {}, current.get("stack_pins") or {}
+    if pins_then != pins_now:
+        changed.append(f"stack pins {pins_then or 'none'} -> {pins_now or 'none'}")
     return changed
 
 

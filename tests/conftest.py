@@ -226,3 +226,25 @@ def _tiny_sweep(out: Path, *extra: str):
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [read_result(p.parent) | {"_dir": p.parent} for p in sorted(out.rglob("result.json"))]
     return proc, records
+
+
+# --- two tiny stacks (twinbench/stacks/): one build for every stack test ---------------------
+
+# six is small, pure Python and in the project's environment at another version (1.17.0): a
+# stack that pins an older one shows that its own version, not the project's, is what runs.
+TINY_STACK_PINS = {"six-1.16": "six==1.16.0", "six-1.15": "six==1.15.0"}
+
+
+@pytest.fixture(scope="session")
+def tiny_stacks(tmp_path_factory) -> dict:
+    """Two environments built by uv into a fresh cache folder, a few seconds each: the cache
+    folder and each stack's (name, config node, environment folder)."""
+    from twinbench.stacks import build, definition
+
+    root = tmp_path_factory.mktemp("stack_cache")
+    settings = definition.cache_settings({"cache_dir": str(root)})
+    built = {}
+    for name, pin in TINY_STACK_PINS.items():
+        node = {"name": name, "pins": [pin]}
+        built[name] = (node, build.ensure(definition.from_config(node), settings, lambda _: None))
+    return {"cache_dir": root, "stacks": built}

@@ -7,7 +7,8 @@ Bottom to top (docs/architecture.md draws the same picture):
                  framework-free base the analysis reads too: twinbench.result, .stats,
                  .sequential, .ui
     frameworks   one adapter per backend, and the registry
-    core         twinbench.machine, .config, .worker, .measure, .launch, .parity   | analysis
+    core         twinbench.machine, .config, .worker, .measure, .launch, .parity,  | analysis
+                 .stacks
     entry        twinbench.cli (the only place that imports both core and analysis),
                  hydra_plugins, benchmarks
 
@@ -47,6 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "twinbench.measure",
             "twinbench.launch",
             "twinbench.parity",
+            "twinbench.stacks",
             "analysis",
         ),
     ),

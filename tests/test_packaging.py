@@ -68,10 +68,11 @@ def test_unknown_commands_are_one_line_and_exit_2(installed, tmp_path):
     proc = _twinbench(installed, tmp_path, "train")
     assert proc.returncode == 2
     # every command of the registry, in its order (calibrate came with decided comparisons,
-    # curves_table with issue 45's one parser per command, aa with issue 40's A/A campaign)
+    # curves_table with issue 45's one parser per command, aa with issue 40's A/A campaign,
+    # stacks with issue 43's framework releases)
     assert proc.stderr.strip() == (
         "twinbench: error: unknown command 'train'; choose one of: run, report, collect, parity, "
-        "mlflow, curves, curves_table, calibrate, aa, bench"
+        "mlflow, curves, curves_table, calibrate, aa, stacks, bench"
     )
 
 

@@ -30,6 +30,24 @@ def exec_mode(settings: dict[str, Any]) -> str | None:
     return "compiled" if any(seen) else "eager"
 
 
+def stack_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """The stack a run ran on (conf/stack/): its name, and its pins as the worker read them
+    back; a record from before stacks, or of the project's own environment, ran on `pinned`."""
+    block = _mapping(record.get("stack"))
+    pins = _mapping(block.get("pins"))
+    return {
+        "stack": block.get("name")
+        or _mapping(_mapping(record.get("config")).get("stack")).get("name")
+        or "pinned",
+        "stack_pins": ", ".join(f"{n}=={v}" for n, v in sorted(pins.items())) or None,
+        # the backend's packages as the worker read them back: what names a release
+        "stack_versions": ", ".join(
+            f"{n}=={v}" for n, v in sorted(_mapping(block.get("versions")).items())
+        )
+        or None,
+    }
+
+
 def columns(record: dict[str, Any]) -> dict[str, Any]:
     """precision, exec_mode, the dtypes read back, the compiled-graph count where the backend
     reports one, and whether a bfloat16 run had BF16 units (False: products were converted
@@ -49,4 +67,5 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "variable_dtype": block.get("variable_dtype"),
         "compiled_graphs": settings.get("compiled_graphs"),
         "bf16_units": units,
+        **stack_columns(record),
     }

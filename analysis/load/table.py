@@ -43,7 +43,17 @@ BOOL_COLUMNS = (
     "steady_step_unstable",
     "drifting",
 )
-TEXT_COLUMNS = ("error", "error_kind", "started", "finished", "hostname", "legacy_label")
+TEXT_COLUMNS = (
+    "error",
+    "error_kind",
+    "started",
+    "finished",
+    "hostname",
+    "legacy_label",
+    "stack",
+    "stack_pins",
+    "stack_versions",
+)
 # Leading columns of the written table: the keys a reader sorts and filters by.
 LEADING = [
     "machine",
@@ -196,6 +206,8 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" {row['exec_mode']}"  # in the recorded settings: say it here
         if attention.get((row["source"], row["backend"]), 1) > 1:
             label += f" {row['attention']} attention"
+        if row.get("stack") not in (None, "pinned") and pd.notna(row.get("stack")):
+            label += f" on {row['stack']}"  # another release: never a repeat of the pinned one
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
         if machines.get(row["source"], 1) > 1:

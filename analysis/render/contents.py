@@ -22,6 +22,7 @@ from analysis.render.sections import (
     peak,
     precision_exec,
     relative,
+    release_history,
     runs,
     software,
     startup,
@@ -43,6 +44,7 @@ SECTIONS: list[Section] = [
     Section("speed-of-light", "speed of light", speed_of_light.section),
     startup.SECTION,
     precision_exec.SECTION,
+    release_history.SECTION,  # the same workloads across framework releases (conf/stack/)
     attention.SECTION,  # fused vs explicit attention, beside the other in-model switches
     Section("budget", "budget", explain.section_budget),
     Section("layers", "layers", layers.section),

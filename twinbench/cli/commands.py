@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import analysis.__main__ as analysis_cli
 from frameworks.registry import REFERENCE
-from twinbench.cli import aa_campaign, bench, calibrate, curves, curves_table
+from twinbench.cli import aa_campaign, bench, calibrate, curves, curves_table, stacks
 from twinbench.config.checks import fail
 from twinbench.config.spec import group_choices
 
@@ -94,6 +94,11 @@ def _add_parity_arguments(p: argparse.ArgumentParser) -> None:
         "--reference", help=f"backend the others are compared against (default: {REFERENCE})"
     )
     p.add_argument("--backends", help="comma-separated backends to certify (default: every other)")
+    p.add_argument(
+        "--stack",
+        help="certify on this stack's releases (conf/stack/: "
+        f"{', '.join(group_choices('stack'))}; default: the project's own, pinned)",
+    )
     p.add_argument("--quiet", action="store_true", help="no status lines (for scripts)")
 
 
@@ -110,6 +115,7 @@ def _parity(args: argparse.Namespace) -> int:
     argv = ["--all"] if args.all or not args.models else list(args.models)
     argv += ["--reference", args.reference] if args.reference else []
     argv += ["--backends", args.backends] if args.backends else []
+    argv += ["--stack", args.stack] if args.stack else []
     argv += ["--quiet"] if args.quiet else []
     return parity_main(argv)
 
@@ -171,6 +177,7 @@ COMMANDS: dict[str, Command] = {
             aa_campaign.add_arguments,
             aa_campaign.run,
         ),
+        Command("stacks", stacks.SUMMARY, stacks.__doc__ or "", stacks.add_arguments, stacks.run),
         Command(
             "bench",
             "run one of benchmarks/, twinbench measuring itself (twinbench bench --help: the list)",

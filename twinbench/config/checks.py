@@ -19,11 +19,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from twinbench.config import inherited_env, schema
+from twinbench.config.folders import check_writable_dir, nearest_existing
 from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
 
 GROUPS = schema.GROUPS
 # Groups that overlay other keys (`# @package _global_`) rather than add a key of their own.
 OVERLAYS = ("experiment",)
+# Groups whose option is checked by name here but whose node may be written out on the command
+# line too (stack.name=... stack.pins=[keras==3.12.0]: a stack without a file, twinbench/stacks/).
+NAMED = ("stack",)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -58,7 +62,7 @@ def _strings(override) -> list[str]:
 
 def _check_choice(key: str, value: Any) -> None:
     """A group option must exist before anything is composed (Hydra's own error is long)."""
-    if key in (*GROUPS, *OVERLAYS) and str(value) not in group_choices(key):
+    if key in (*GROUPS, *OVERLAYS, *NAMED) and str(value) not in group_choices(key):
         raise ConfigError(
             f"unknown {key} '{value}'; choose one of: {', '.join(group_choices(key))}"
         )
@@ -76,30 +80,13 @@ def check_output_dir(key: str, value: str) -> None:
     """
     path = Path(value.split("${", 1)[0] or ".").expanduser()
     check_writable_dir(f"{key}={value}", path, f"choose another {key}")
-    existing = _nearest_existing(path)
+    existing = nearest_existing(path)
     free = shutil.disk_usage(existing).free
     if free < MIN_FREE_BYTES:
         raise ConfigError(
             f"{key}={value}: only {free:,} bytes free on that disk; free some space or choose "
             f"another {key}"
         )
-
-
-def _nearest_existing(path: Path) -> Path:
-    while not path.exists():
-        path = path.parent
-    return path
-
-
-def check_writable_dir(what: str, path: Path, advice: str) -> None:
-    """`path` is, or can become, a directory this process writes in; else one line with advice."""
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{what} is a file, not a directory; {advice}")
-    existing = _nearest_existing(path)
-    if not existing.is_dir():
-        raise ConfigError(f"{what}: {existing} is a file, not a directory; {advice}")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{what}: {existing} is not writable; {advice}")
 
 
 def check_side_dirs(config: dict[str, Any]) -> None:
@@ -172,7 +159,7 @@ def _check_keys(job: list[str], base: dict[str, Any]) -> None:
                 f"removing '{key[1:]}' is not supported: every key is needed; set it instead"
             )
         path = key.lstrip("+").split(".")
-        if len(path) == 1 and path[0] in (*GROUPS, *OVERLAYS):
+        if len(path) == 1 and path[0] in (*GROUPS, *OVERLAYS, *NAMED):
             continue
         node: Any = base
         for depth, part in enumerate(path):
@@ -238,9 +225,12 @@ def validate_overrides(args: list[str]) -> None:
     excluded = set(hydra_conf["job"]["config"]["override_dirname"]["exclude_keys"])
     bases: dict[tuple[str, ...], dict[str, Any]] = {}
     dirs: dict[str, list[str]] = {}
+    configs: list[dict[str, Any]] = []
     with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
         for job in _jobs(job_overrides):
-            groups = tuple(o for o in job if o.split("=", 1)[0].lstrip("+") in (*GROUPS, *OVERLAYS))
+            groups = tuple(
+                o for o in job if o.split("=", 1)[0].lstrip("+") in (*GROUPS, *OVERLAYS, *NAMED)
+            )
             if groups not in bases:
                 bases[groups] = _compose(list(groups))
             _check_keys(job, bases[groups])
@@ -260,6 +250,11 @@ def validate_overrides(args: list[str]) -> None:
                     "as separate sweeps, each with its own hydra.sweep.dir"
                 )
             dirs[name] = job
+            configs.append(config)
+    # Every stack of the sweep built and its backends loaded before the first run (issue 43).
+    from twinbench.stacks.prepare import prepare_all
+
+    prepare_all(configs)
 
 
 def check_overrides(args: list[str]) -> None:

@@ -91,6 +91,18 @@ def one_of(*choices: Any) -> Check:
     return check
 
 
+def string_list(key: str, value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(f"{key} must be a list of non-empty strings, got {value!r}")
+
+
+def stack_value(key: str, value: Any) -> None:
+    """A stack: a name and exact pins (twinbench/stacks/definition.py says what is exact)."""
+    from twinbench.stacks.definition import from_config
+
+    from_config(value)
+
+
 def sha256_overrides(key: str, value: Any) -> None:
     from benchdata.real_files import FILES
 
@@ -125,6 +137,7 @@ TOP_LEVEL: dict[str, Check] = {
     "precision": check_precision_value,
     "allow_emulated_bf16": boolean,
     "exec": check_exec_value,
+    "stack": stack_value,
 }
 MEASURE: dict[str, Check] = {
     "warmup_steps": whole(0),
@@ -149,6 +162,13 @@ MEASURE: dict[str, Check] = {
     "max_repeats": whole(1),
     "max_seconds": positive_number(optional=True),
     "lock_file": text(),
+}
+STACKS: dict[str, Check] = {
+    "cache_dir": text(optional=True),
+    "max_mb": whole(1),
+    "installer": text(optional=True),
+    "installer_args": string_list,
+    "build_timeout_s": positive_number(),
 }
 DATA: dict[str, dict[str, Check]] = {
     "synthetic": {"source": one_of("synthetic")},
@@ -216,6 +236,7 @@ def check_rules(config: Mapping[str, Any]) -> None:
         if key in config:
             check(key, config[key])
     _section("measure", config.get("measure", {}), MEASURE)
+    _section("stacks", config.get("stacks", {}), STACKS)
     data = config.get("data") or {}
     _section("data", data, DATA.get(data.get("source"), DATA["synthetic"]))
 
@@ -228,7 +249,7 @@ def validate(config: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
         name = (config.get(group) or {}).get("name", (config.get(group) or {}).get("source"))
         if name is not None and str(name) not in choices:
             raise ConfigError(f"unknown {group} '{name}'; choose one of: {', '.join(choices)}")
-    expected = {*TOP_LEVEL, "measure", *GROUPS}
+    expected = {*TOP_LEVEL, "measure", "stacks", *GROUPS}
     for key in config:
         if key not in expected:
             raise ConfigError(f"unknown key '{key}'; valid keys: {', '.join(sorted(expected))}")

@@ -23,6 +23,7 @@ from twinbench.launch import failed, lifeline, repeats, slurm, turns
 from twinbench.launch.machine_lock import measurement_lock  # re-exported: where callers look
 from twinbench.paths import REPO_ROOT, WORK_ROOT
 from twinbench.result import results
+from twinbench.stacks.prepare import interpreter as stack_interpreter
 from twinbench.ui import live, progress
 from twinbench.worker import pinning
 
@@ -92,15 +93,17 @@ def start_worker(
     quiet: bool = False,
     budget_env: dict[str, str] | None = None,
     pauses: list[float] | None = None,
+    interpreter: str | None = None,
 ) -> tuple[int, list[str]]:
     """Run the worker; its stdout (progress) goes to logging and the terminal through
     live.Relay, its stderr to worker.log.
 
     Returns the exit code (negative: killed by that signal) and the last lines of stderr.
     Raises TimeLimitExceeded after killing a worker that ran past `time_limit_s`. A Ctrl-Z
-    stops the worker too; each pause's length is appended to `pauses`.
+    stops the worker too; each pause's length is appended to `pauses`. `interpreter`: the
+    stack's (twinbench/stacks/), else this process' own.
     """
-    cmd = [sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
+    cmd = [interpreter or sys.executable, "-u", "-m", "twinbench.worker", str(run_dir)]
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
     # Half of a pair that takes turns (twinbench/launch/turns.py): it may have to wait for its
     # partner's start-up, and its worker inherits the two pipes the turns pass through.
@@ -167,12 +170,19 @@ def measure_once(spec: RunSpec, config: dict[str, Any], run_dir: Path) -> dict[s
     result_path = run_dir / results.RESULT_FILE
     pauses: list[float] = []
     try:
+        interpreter = stack_interpreter(config)  # built by the sweep's checks: found at once
+    except ConfigError as exc:
+        record = failed.failed_record(config, f"ConfigError: {exc}", error_kind="config")
+        results.write_atomic(result_path, record)
+        return record
+    try:
         rc, stderr_tail = start_worker(
             run_dir,
             spec.time_limit_s,
             bool(config.get("quiet")),
             budget_env=pinning.budget_environment(spec),
             pauses=pauses,
+            interpreter=interpreter,
         )
     except TimeLimitExceeded as exc:
         record = failed.failed_record(config, str(exc), error_kind="time_limit")

@@ -19,6 +19,23 @@ if TYPE_CHECKING:  # the reports' types alone: status() needs no comparison code
     from twinbench.parity.precision_parity import PrecisionReport
 
 CERT_DIR = WORK_ROOT / "results" / "parity"
+# Certificates of a stack other than the project's own environment (conf/stack/) live apart,
+# one folder per stack: a stack's releases are certified on their own.
+STACKS_SUBDIR = "stacks"
+
+
+def stack_pins(stack: dict[str, Any] | None) -> dict[str, str]:
+    """The pins of a run config's `stack` node (name==version list), as {name: version}."""
+    pins = (stack or {}).get("pins") or []
+    return dict(str(p).split("==", 1) for p in pins)
+
+
+def directory_for(stack: dict[str, Any] | None, root: Path = CERT_DIR) -> Path:
+    """Where the certificates of runs on `stack` live: `root` for the project's environment,
+    root/stacks/<name> for another stack."""
+    if not stack_pins(stack):
+        return root
+    return root / STACKS_SUBDIR / str(stack["name"])  # type: ignore[index]
 
 
 def certificate_path(
@@ -29,16 +46,24 @@ def certificate_path(
     return directory / (f"{model_name}.{backend}.json" if backend else f"{model_name}.json")
 
 
-def _command(model_name: str, backend: str | None = None) -> str:
-    return f"python -m twinbench.parity {model_name}" + (
-        f" --backends {backend}" if backend else ""
+def _command(
+    model_name: str, backend: str | None = None, stack: dict[str, Any] | None = None
+) -> str:
+    return (
+        f"python -m twinbench.parity {model_name}"
+        + (f" --backends {backend}" if backend else "")
+        + (f" --stack {stack['name']}" if stack and stack_pins(stack) else "")
     )
 
 
-def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
-    """The pair's certificate, then the model's summary rewritten from every pair certified."""
+def write_certificate(
+    report: ParityReport, directory: Path | None = None, stack: dict[str, Any] | None = None
+) -> Path:
+    """The pair's certificate, then the model's summary rewritten from every pair certified;
+    `stack`: the run config's stack node this process runs on (None: the project's own)."""
+    directory = directory_for(stack) if directory is None else directory
     path = certificate_path(report.model, directory, report.backend)
-    printed = fingerprint(report.model)
+    printed = fingerprint(report.model, stack_pins(stack))
     # A bfloat16 parity block (record_precision) carries its own fingerprint: it stays
     # across a float32 re-certification, and precision_status() tells when it went stale.
     earlier = _readable(path) if path.exists() else None
@@ -49,11 +74,12 @@ def write_certificate(report: ParityReport, directory: Path = CERT_DIR) -> Path:
             **asdict(report),
             "fingerprint": printed,
             "checked": environment.now_iso(),
-            "command": _command(report.model, report.backend),
+            "command": _command(report.model, report.backend, stack),
+            **({"stack": stack} if stack_pins(stack) else {}),
             **({"precision": kept} if isinstance(kept, dict) else {}),
         },
     )
-    _write_summary(report.model, directory, printed)
+    _write_summary(report.model, directory, printed, stack)
     return path
 
 
@@ -77,7 +103,12 @@ def record_precision(report: PrecisionReport, directory: Path = CERT_DIR) -> Pat
     return path
 
 
-def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) -> None:
+def _write_summary(
+    model_name: str,
+    directory: Path,
+    printed: dict[str, Any],
+    stack: dict[str, Any] | None = None,
+) -> None:
     """<model>.json: every pair certificate in `directory` taken together (the worst figures,
     all failures, pass only where every certified pair passes)."""
     pairs = {
@@ -122,7 +153,7 @@ def _write_summary(model_name: str, directory: Path, printed: dict[str, Any]) ->
             "failures": [f"{b}: {f}" for b, c in pairs.items() for f in c.get("failures") or []],
             "fingerprint": printed,
             "checked": max(c["checked"] for c in pairs.values()),
-            "command": _command(model_name),
+            "command": _command(model_name, stack=stack),
         },
     )
 
@@ -135,19 +166,27 @@ def _readable(path: Path) -> Any:
 
 
 def status(
-    model_name: str, directory: Path = CERT_DIR, backend: str | None = None
+    model_name: str,
+    directory: Path | None = None,
+    backend: str | None = None,
+    stack: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What result.json records about the model's equivalence on `backend` (against the
     reference; for the reference itself or no backend, the summary of every pair): the
     certificate's verdict, or "stale" where the code, config or framework versions it certified
-    have changed since."""
+    have changed since. On a `stack` other than the project's environment, that stack's own
+    certificate (directory_for), "not checked" until one is made with --stack."""
+    directory = directory_for(stack) if directory is None else directory
     if backend is not None and backend == _reference_of(model_name, directory):
         backend = None
     path = certificate_path(model_name, directory, backend)
-    command = _command(model_name, backend)
-    current = fingerprint(model_name)
+    command = _command(model_name, backend, stack)
+    current = fingerprint(model_name, stack_pins(stack))
     if not path.exists():
-        return {"status": "not checked", "command": command, "fingerprint": current}
+        found = {"status": "not checked", "command": command, "fingerprint": current}
+        if stack_pins(stack):
+            found["stack"] = stack["name"]  # type: ignore[index]
+        return found
     try:
         cert = results.read(path)
     except (OSError, ValueError) as exc:  # cut off mid-file, or not JSON at all

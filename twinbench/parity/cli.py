@@ -46,11 +46,12 @@ def main(argv: list[str]) -> int:
         )
         return 0
     progress.cli_logging("--quiet" in argv, ("twinbench.parity",))
+    given = list(argv)
     argv = [arg for arg in argv if arg != "--quiet"]
     from twinbench.config import checks as cli
 
     options = {}
-    for flag in ("--reference", "--backends", "--precision"):
+    for flag in ("--reference", "--backends", "--precision", "--stack"):
         if flag in argv:
             at = argv.index(flag)
             if at + 1 >= len(argv):
@@ -77,11 +78,22 @@ def main(argv: list[str]) -> int:
     precision = options.get("--precision", "float32")
     if precision not in ("float32", "bfloat16"):
         cli.fail(f"unknown --precision '{precision}'; choose float32 or bfloat16")
+    stack = None
+    if "--stack" in options:
+        from twinbench.parity.on_stack import run_on_stack
+
+        try:
+            backends = list(dict.fromkeys([reference, *(chosen or registry.names())]))
+            stack = run_on_stack(options["--stack"], given, backends)
+        except cli.ConfigError as exc:
+            cli.fail(str(exc))
+    if stack is not None and precision == "bfloat16":
+        cli.fail("--stack certifies float32 parity; bfloat16 parity runs on the project's stack")
     lifeline.stop_on_signals()
     try:
         if precision == "bfloat16":
             return _certify_bfloat16(names, chosen, reference)
-        return _certify(names, chosen, reference)
+        return _certify(names, chosen, reference, stack)
     except lifeline.Interrupted as exc:
         print(
             f"twinbench parity: interrupted by {exc}: the stage in progress was stopped and its "
@@ -92,11 +104,13 @@ def main(argv: list[str]) -> int:
         return 128 + exc.signum
 
 
-def _certify(names: list[str], chosen: list[str] | None, reference: str) -> int:
+def _certify(
+    names: list[str], chosen: list[str] | None, reference: str, stack: dict | None = None
+) -> int:
     failed = 0
     for name in names:
         for report in check_all(name, chosen, reference):
-            path = write_certificate(report)
+            path = write_certificate(report, stack=stack)
             layers = report.forward_layers
             per_layer = (
                 f"layers up to {max(layers['layers'].values(), default=0.0):.3g} roundings "

@@ -229,6 +229,7 @@ class Parity(Block):
     forward_max_abs_diff: float = spec("largest forward-pass difference certified")
     fingerprint: dict[str, Any] = spec("code, config and versions the verdict depends on")
     command: str = spec("the command that certifies it")
+    stack: str = spec("a stack (conf/stack/) that has no certificate of its own yet")
 
 
 @dataclass(frozen=True)

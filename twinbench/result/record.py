@@ -176,6 +176,12 @@ class ResultRecord(Block):
     parity: Parity = spec("the model's equivalence certificate on this backend", block=Parity)
     # where and when, and the resolved config the run was given
     environment: Environment = spec("the machine", block=Environment)
+    stack: dict[str, Any] = spec(
+        "the framework releases it ran on (conf/stack/): name, every pin's version as the worker "
+        "read it back (importlib.metadata), where each loads from, the backend's packages' "
+        "versions read back the same way, and the interpreter; absent in records made before "
+        "stacks"
+    )
     started: str = spec("when the worker started", "UTC ISO 8601")
     finished: str = spec("when the worker finished", "UTC ISO 8601")
     config: dict[str, Any] = spec("the resolved config the run was given")

@@ -38,17 +38,25 @@ NOT_MEASURED = (
     "quiet",
     "verbose",
     "allow_emulated_bf16",  # a permission: the run it allows is the same run
+    "stacks",  # where stacks' environments are cached, not which stack runs (`stack` is kept)
 )
+# The stack that is the project's own environment (conf/stack/pinned.yaml): left out of the key,
+# so records made before stacks existed, all on this environment, keep their keys.
+OWN_STACK = "pinned"
 
 
 def run_key(config: dict[str, Any]) -> str:
-    """Identity of a measurement: a hash of the resolved config minus NOT_MEASURED keys.
+    """Identity of a measurement: a hash of the resolved config minus NOT_MEASURED keys. The
+    stack (name and pins) is part of it, so runs of two releases never mix.
 
     A resumed sweep skips a run whose finished result carries the same key.
     """
     import hashlib
 
     relevant = {k: v for k, v in config.items() if k not in NOT_MEASURED}
+    stack = relevant.get("stack")
+    if isinstance(stack, dict) and stack.get("name") == OWN_STACK and not stack.get("pins"):
+        del relevant["stack"]
     canonical = json.dumps(relevant, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -212,7 +212,13 @@ def flops_record(
 def parity_status(spec: RunSpec) -> dict[str, Any]:
     """The model's certificate as this run records it; an invalid one says so in one line with
     the command that re-certifies, and never costs the measurement."""
-    found = certificates.status(spec.model, backend=spec.backend)
+    stack = spec.config.get("stack")
+    found = certificates.status(spec.model, backend=spec.backend, stack=stack)
+    if found.get("stack"):  # a release without a certificate: the run is not proven equal
+        progress.status(
+            f"parity: stack {found['stack']} has no certificate for {spec.model} on "
+            f"{spec.backend}; certify it: {found['command']}"
+        )
     if found["status"] == "invalid":
         progress.status(
             f"parity: certificate {found['certificate']} is invalid ({found['reason']}); "
@@ -258,8 +264,10 @@ def assemble(
     fw: Framework,
     trained: Trained,
     looks: Looks,
+    stack: dict[str, Any] | None = None,
 ) -> ResultRecord:
-    """Phase 7: the measured run's record."""
+    """Phase 7: the measured run's record; `stack` is the stack's block as the worker read it
+    back (twinbench/stacks/readback.py)."""
     clock, data, bs = trained.clock, loaded.data, spec.batch_size
     n_train = len(data.x_train)
     timing = timing_record(clock, spec, samples_per_step(bs, n_train))
@@ -323,6 +331,7 @@ def assemble(
         },
         parity=parity_status(spec),
         environment=environment.describe(),
+        **({"stack": stack} if stack is not None else {}),
         started=started,
         finished=environment.now_iso(),
         config=spec.config,

@@ -27,6 +27,7 @@ from twinbench.config.spec import RunSpec, spec_from_file
 from twinbench.launch import failed
 from twinbench.machine import environment
 from twinbench.result import results
+from twinbench.stacks import readback
 from twinbench.worker import phases
 from twinbench.worker.assemble import assemble, timing_record
 from twinbench.worker.phases import STEPS_FILE, NonFiniteLoss, machine_peak_record
@@ -41,13 +42,20 @@ def run(spec: RunSpec, run_dir: Path) -> dict[str, Any]:
     """One measured run, phase by phase; its record as result.json holds it."""
     started = environment.now_iso()
     pinned = phases.pin(spec)
+    # The stack's pins as this interpreter runs them, before anything is measured: a pin that
+    # does not hold fails the run here (twinbench/stacks/readback.py).
+    stack = readback.stack_block(
+        spec.config.get("stack") or {"name": "pinned"}, registry.spec(spec.backend).packages
+    )
     label = f"{spec.backend} {spec.model} cpus={spec.cpus}"
     loaded = phases.load_data(spec, label)
     probes = phases.run_probes(spec, label, loaded.model_cfg)
     fw = phases.import_framework(spec, label, probes.peak_gflops)
     trained = phases.train(spec, label, fw, loaded, run_dir)
     looks = phases.profile(spec, fw, loaded, trained, run_dir)
-    record = assemble(spec, started, T_WORKER_NS, pinned, loaded, probes, fw, trained, looks)
+    record = assemble(
+        spec, started, T_WORKER_NS, pinned, loaded, probes, fw, trained, looks, stack=stack
+    )
     return record.to_json()
 
 

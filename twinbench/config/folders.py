@@ -1,0 +1,26 @@
+"""Whether a folder is, or can become, one this process writes in: the check every output,
+cache and probe folder goes through before a run starts (checks.py; the stacks' cache too)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from twinbench.config.choices import ConfigError
+
+
+def nearest_existing(path: Path) -> Path:
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def check_writable_dir(what: str, path: Path, advice: str) -> None:
+    """`path` is, or can become, a directory this process writes in; else one line with advice."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what} is a file, not a directory; {advice}")
+    existing = nearest_existing(path)
+    if not existing.is_dir():
+        raise ConfigError(f"{what}: {existing} is a file, not a directory; {advice}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what}: {existing} is not writable; {advice}")
