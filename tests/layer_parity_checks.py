@@ -161,6 +161,52 @@ def attention_dropout(kernel: str, mutation: tuple[str, str] | None) -> dict:
     return {"figures": figures, "failures": failures, "layer_probe": layer_rates}
 
 
+# Keras' half: ExplicitAttention hands Keras' _compute_attention training=False (one line of
+# models/keras_transformer.py), so its Dropout layer, rate in place, never drops.
+KERAS_DROPOUT_LINE = "query, key, value, attention_mask, training, return_attention_scores=True"
+KERAS_DROPOUT_MUTATION = "query, key, value, attention_mask, False, return_attention_scores=True"
+
+
+def keras_attention_dropout(mutated: bool) -> dict:
+    """gpt's Keras half (explicit kernel, one block) in training mode: parity's attention-
+    dropout probe and verdict, with ExplicitAttention's one line mutated or not."""
+    import inspect
+    import textwrap
+
+    from twinbench.parity import distributions
+    from twinbench.parity.draws import PREFIX, settings
+
+    conf = settings()["attention_dropout"]
+    cfg = model_config("gpt")
+    cfg = {**cfg, "arch": {**cfg["arch"], "chars": CHARS, "layers": 1, "attention": "explicit"}}
+    cls = keras_transformer.ExplicitAttention
+    original = cls._compute_attention
+    if mutated:
+        source = textwrap.dedent(inspect.getsource(original))
+        assert KERAS_DROPOUT_LINE in source, "the line to mutate is gone"
+        source = source.replace(KERAS_DROPOUT_LINE, KERAS_DROPOUT_MUTATION)
+        # compiled outside its class, the method names its class for super()
+        source = source.replace("super()", "super(ExplicitAttention, self)")
+        scope = dict(vars(keras_transformer))
+        exec(compile(source, keras_transformer.__file__, "exec"), scope)
+        cls._compute_attention = scope["_compute_attention"]
+    try:
+        keras.utils.set_random_seed(0)
+        backend = KerasTorchBackend()
+        model = backend.build("gpt", cfg, "cpu")
+        found = backend.attention_dropout_probe(
+            model, "gpt", conf["tokens"], conf["draws"], conf["seed"]
+        )
+    finally:
+        cls._compute_attention = original
+    arrays = {
+        f"{PREFIX}attention_dropout:{i}:{name}": np.array(json.dumps([rate, figures]))
+        for i, (name, rate, figures) in enumerate(found)
+    }
+    figures, failures = distributions.check_attention_dropout(arrays)
+    return {"figures": figures, "failures": failures}
+
+
 # A residual dropout the forward no longer calls, its module left in place (one line of
 # models/gpt.py's torch half).
 RESIDUAL_LINE = 'h = h + blk("drop_1")(blk("attn")(blk("ln_1")(h)))'
@@ -216,6 +262,9 @@ def main() -> None:
     for label, (kernel, old, new) in DROPOUT_MUTATIONS.items():
         out["attention_dropout"][label] = attention_dropout(kernel, (old, new))
     out["dropout_calls"] = {"unmutated": dropout_calls(False), "mutated": dropout_calls(True)}
+    out["keras_attention_dropout"] = {
+        "unmutated": keras_attention_dropout(False), "mutated": keras_attention_dropout(True)
+    }  # fmt: skip
     print(json.dumps(out))
 
 

@@ -5,7 +5,7 @@ unmutated halves pass. Attention dropout by its effect on the kernel that runs
 (torch_native/stochastic.py): a one-line mutation of SelfAttention.forward that stops the fused
 kernel (or the explicit path) dropping at its module's rate fails, where the layer probe of
 before passes it; so does a residual dropout module the forward stops calling, which one
-training forward shows. The models run in a fresh process (tests/layer_parity_checks.py)."""
+training forward shows, and Keras' explicit attention handing its dropout training=False. The models run in a fresh process (tests/layer_parity_checks.py)."""
 
 from __future__ import annotations
 
@@ -100,6 +100,16 @@ def test_a_certificates_attention_dropout_figures_are_judged_again_on_both_sides
         assert certified.stochastic_problems(stochastic(0.0, side)) == [
             f"attention dropout: {side} layer 0:h0_attn off its declared rate"
         ]
+
+
+def test_keras_half_attention_dropout_fails_when_its_kernel_stops_dropping(checks):
+    found = checks["keras_attention_dropout"]
+    assert found["unmutated"]["failures"] == []
+    [layer] = found["unmutated"]["figures"]["layers"].values()
+    assert layer["rate"] == 0.2 and abs(layer["variance_ratio"] - 1) <= 0.06
+    # ExplicitAttention passing training=False: the Dropout layer keeps its rate, drops nothing
+    assert found["mutated"]["failures"], "Keras' attention that drops nothing passed"
+    assert "declares rate 0.2" in found["mutated"]["failures"][0]
 
 
 def test_a_dropout_module_the_forward_stops_calling_fails(checks):
