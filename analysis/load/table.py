@@ -206,7 +206,8 @@ def _config_labels(df: pd.DataFrame) -> pd.Series:
             label += f" {row['exec_mode']}"  # in the recorded settings: say it here
         if attention.get((row["source"], row["backend"]), 1) > 1:
             label += f" {row['attention']} attention"
-        if row.get("stack") not in (None, "pinned") and pd.notna(row.get("stack")):
+        stack = row.get("stack")  # None or NA in records made before stacks existed
+        if stack is not None and pd.notna(stack) and stack != "pinned":
             label += f" on {row['stack']}"  # another release: never a repeat of the pinned one
         if row.get("precision") == "bfloat16":  # float32 is every older record's: unsaid
             label += " bf16"
