@@ -5,7 +5,8 @@ unmutated halves pass. Attention dropout by its effect on the kernel that runs
 (torch_native/stochastic.py): a one-line mutation of SelfAttention.forward that stops the fused
 kernel (or the explicit path) dropping at its module's rate fails, where the layer probe of
 before passes it; so does a residual dropout module the forward stops calling, which one
-training forward shows, and Keras' explicit attention handing its dropout training=False. The models run in a fresh process (tests/layer_parity_checks.py)."""
+training forward shows, and Keras' explicit attention handing its dropout training=False. The
+models run in a fresh process (tests/layer_parity_checks.py)."""
 
 from __future__ import annotations
 
