@@ -15,6 +15,8 @@ import torch
 
 from frameworks.base import ThreadReport
 from frameworks.keras.common import KerasBackend
+from frameworks.settings import SettingError
+from frameworks.torch_native import cuda as torch_cuda
 from frameworks.torch_native.backend import configure_torch_threads
 
 
@@ -40,3 +42,25 @@ class KerasTorchBackend(KerasBackend):
     def check_device(self, device: str) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
+
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """Keras' own settings take effect in compile(); TF32 is torch's, set now."""
+        super().apply_settings(requested)
+        torch_cuda.apply_tf32(requested.get("tf32"))
+
+    def settings_report(self) -> dict[str, Any]:
+        report = {**super().settings_report(), **torch_cuda.tf32_in_effect()}
+        if why := torch_cuda.check_tf32(self.settings.get("tf32"), report):
+            raise SettingError(why)
+        return report
+
+    def clock_sync(self, device: str):
+        """fit's callbacks read the clock after Keras queued the step's kernels: on a GPU the
+        clock waits for them (frameworks/timing.py)."""
+        return torch_cuda.device_sync(device)
+
+    def device_begin(self, device: str) -> None:
+        torch_cuda.reset_peak(device)
+
+    def device_report(self, device: str) -> dict[str, Any] | None:
+        return torch_cuda.device_block(device)
