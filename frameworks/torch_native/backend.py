@@ -364,8 +364,11 @@ class TorchBackend(Backend):
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
-        """Best float32 GFLOP/s of square matmuls with this run's threads: the machine's peak."""
-        a, b = (torch.randn(size, size, device=device) for _ in range(2))
+        """Best GFLOP/s of square matmuls with this run's threads: the machine's peak. float32
+        on the CPU; on a GPU the run's own precision (bfloat16 GEMMs for a bf16 run; float32
+        under the run's TF32 policy otherwise), so fraction-of-peak compares like with like."""
+        dtype = torch.bfloat16 if device == "cuda" and self.precision == "bfloat16" else None
+        a, b = (torch.randn(size, size, device=device, dtype=dtype) for _ in range(2))
         sync = device_sync(device)
         torch.mm(a, b)  # warm-up: thread pool start, kernel selection
         sync()

@@ -107,3 +107,33 @@ def device_block(
         "memory_peak_mib": cuda.max_memory_allocated(index) / MIB,
         "memory_reserved_peak_mib": cuda.max_memory_reserved(index) / MIB,
     }
+
+
+def gemm_rates(size: int, seconds: float) -> dict[str, float]:
+    """Best GFLOP/s of square cuBLAS GEMMs in float32 (TF32 off), TF32 and bfloat16: the GPU's
+    peaks beside the CPU's (twinbench.measure.peak), so fraction-of-peak reads alike on both.
+    Each timed call is bracketed by synchronises; torch's TF32 switch is restored after."""
+    import time
+
+    saved = torch.backends.cuda.matmul.allow_tf32
+    rates = {}
+    try:
+        for name, dtype, tf32 in (
+            ("float32", torch.float32, False),
+            ("tf32", torch.float32, True),
+            ("bfloat16", torch.bfloat16, False),
+        ):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            a, b = (torch.randn(size, size, device="cuda", dtype=dtype) for _ in range(2))
+            torch.mm(a, b)  # warm-up: cuBLAS handle, kernel selection
+            torch.cuda.synchronize()
+            best, deadline = 0.0, time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                t0 = time.perf_counter_ns()
+                torch.mm(a, b)
+                torch.cuda.synchronize()  # a sync point: the GEMM is done, not just queued
+                best = max(best, 2 * size**3 / max(time.perf_counter_ns() - t0, 1))
+            rates[name] = best
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    return rates
