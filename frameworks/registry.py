@@ -125,6 +125,9 @@ class BackendSpec:
     combination_check: Callable[..., str | None] = no_combination_check
     # None where device=cuda can run; else why not, said before any data or framework import.
     cuda_refusal: str | None = None
+    # The variable naming the run's device ("cpu"/"cuda") before the framework loads, for a
+    # runtime that otherwise picks a visible GPU by itself.
+    device_variable: str | None = None
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -247,6 +250,9 @@ BACKENDS: dict[str, BackendSpec] = {
             label="Keras on PyTorch",
             settings={**KERAS_SETTINGS, **TF32_SETTING},
             environment={"KERAS_BACKEND": "torch"},
+            # Keras on torch computes on CUDA whenever torch sees a GPU: a device=cpu run on a
+            # GPU machine would silently run on the GPU without it.
+            device_variable="KERAS_TORCH_DEVICE",
             packages=("torch", "keras"),
             certified_code=KERAS_CODE,
             exec_modes=KERAS_EXEC_MODES,

@@ -172,3 +172,29 @@ def test_the_real_device_block_on_a_gpu():
     (x @ x).sum().item()
     block = torch_cuda.device_block("cuda")
     assert block["memory_peak_mib"] >= 4 and block["cuda_runtime"] == torch.version.cuda
+
+
+def test_keras_on_torch_is_told_its_device_before_import():
+    from frameworks import settings
+
+    # Without it Keras on torch computes on CUDA whenever torch sees a GPU, device=cpu or not.
+    assert settings.device_environment("keras_torch", "cpu") == {"KERAS_TORCH_DEVICE": "cpu"}
+    assert settings.device_environment("keras_torch", "cuda") == {"KERAS_TORCH_DEVICE": "cuda"}
+    assert settings.device_environment("torch", "cuda") == {}
+
+
+def test_the_worker_sets_the_device_variable_with_the_budget(compose):
+    from twinbench.config.spec import build_spec
+    from twinbench.worker import pinning
+
+    env = pinning.budget_environment(build_spec(compose("backend=keras_torch")))
+    assert env["KERAS_TORCH_DEVICE"] == "cpu" and env["KERAS_BACKEND"] == "torch"
+
+
+def test_keras_on_torch_hands_the_clock_torchs_sync_on_a_gpu():
+    import torch
+
+    from frameworks.keras.on_torch import KerasTorchBackend
+
+    assert KerasTorchBackend.clock_sync(None, "cuda") is torch.cuda.synchronize
+    assert KerasTorchBackend.clock_sync(None, "cpu") is no_sync

@@ -42,6 +42,12 @@ class KerasTorchBackend(KerasBackend):
     def check_device(self, device: str) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
+        # Read back where Keras will compute (KERAS_TORCH_DEVICE, set by the worker before
+        # import): Keras picks CUDA by itself whenever torch sees a GPU.
+        from keras.src.backend.torch.core import get_device
+
+        if not str(get_device()).startswith(device):
+            raise RuntimeError(f"device={device} but Keras on torch computes on {get_device()}")
 
     def apply_settings(self, requested: dict[str, Any]) -> None:
         """Keras' own settings take effect in compile(); TF32 is torch's, set now."""
