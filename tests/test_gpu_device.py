@@ -10,6 +10,7 @@ import pytest
 
 from frameworks.timing import RunClock, no_sync
 from frameworks.torch_native import cuda as torch_cuda
+from twinbench.machine import cpu
 
 
 class FakeDevice:
@@ -156,10 +157,18 @@ def test_driver_version_from_nvidia_smi_or_none():
     assert torch_cuda.driver_version(lambda *a, **k: failed) is None
 
 
-def test_the_record_carries_the_device_block():
+def test_the_record_carries_the_device_block_through_json():
+    import json
+
+    from tests.conftest import REPO_ROOT
     from twinbench.result.record import ResultRecord
 
-    assert "device_info" in ResultRecord.__dataclass_fields__
+    data = json.loads((REPO_ROOT / "tests/records/schema2-torch-mlp.json").read_text())
+    block = {"name": "NVIDIA Fake 80GB", "driver": "570.1", "memory_peak_mib": 1536.0}
+    data.update(device="cuda", device_info=block)
+    record = ResultRecord.from_json(data)
+    assert record.device_info == block  # a typed field of the schema, not an unknown extra
+    assert record.to_json()["device_info"] == block
 
 
 def test_the_real_device_block_on_a_gpu():
@@ -198,3 +207,53 @@ def test_keras_on_torch_hands_the_clock_torchs_sync_on_a_gpu():
 
     assert KerasTorchBackend.clock_sync(None, "cuda") is torch.cuda.synchronize
     assert KerasTorchBackend.clock_sync(None, "cpu") is no_sync
+
+
+class FakeGpuBackend:
+    """An adapter whose 'GPU' logs when its memory peak is reset and its block read."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def build(self, model_name, model_cfg, device):
+        return object()
+
+    def count_params(self, model) -> int:
+        return 1
+
+    def device_begin(self, device: str) -> None:
+        self.log.append(f"reset {device}")
+
+    def train(self, model, model_cfg, data, plan, clock, progress=None):
+        self.log.append("train")
+        clock.epoch_begin()
+        clock.step_end()
+        clock.epoch_end()
+
+    def device_report(self, device: str):
+        self.log.append(f"report {device}")
+        return {"name": "NVIDIA Fake", "memory_peak_mib": 1.0}
+
+    def settings_report(self):
+        return {}
+
+
+def test_the_train_phase_resets_the_peak_before_training_and_reads_the_block_after(
+    compose, monkeypatch, tmp_path
+):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from twinbench.config.spec import build_spec
+    from twinbench.worker import phases
+
+    monkeypatch.setattr(cpu, "gpu_visible", lambda: True)
+    spec = build_spec(compose("device=cuda", "epochs=1", "max_steps=1"))
+    backend = FakeGpuBackend()
+    fw = phases.Framework(backend, None, 0.0, None)
+    data = SimpleNamespace(x_train=np.zeros((256, 784)), x_test=np.zeros((128, 784)))
+    loaded = phases.Loaded(data, spec.model_cfg, 0.0)
+    trained = phases.train(spec, "test", fw, loaded, tmp_path)
+    assert backend.log == ["reset cuda", "train", "report cuda"]
+    assert trained.device_info == {"name": "NVIDIA Fake", "memory_peak_mib": 1.0}
