@@ -257,3 +257,12 @@ def test_the_train_phase_resets_the_peak_before_training_and_reads_the_block_aft
     trained = phases.train(spec, "test", fw, loaded, tmp_path)
     assert backend.log == ["reset cuda", "train", "report cuda"]
     assert trained.device_info == {"name": "NVIDIA Fake", "memory_peak_mib": 1.0}
+
+
+def test_the_cublas_gemm_peaks_on_a_gpu():
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here: the GEMM peaks are timed by benchmarks/gpu_matrix.py")
+    rates = torch_cuda.gemm_rates(1024, 0.2)
+    assert set(rates) == {"float32", "tf32", "bfloat16"} and min(rates.values()) > 0
