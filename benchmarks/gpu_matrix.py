@@ -67,11 +67,12 @@ def _max_steps(cfg: dict[str, Any]) -> int:
     raise ValueError("benchmarks/gpu_matrix.yaml: run must set max_steps (short runs only)")
 
 
-def plan(cfg: dict[str, Any]) -> list[Cell]:
+def plan(cfg: dict[str, Any], execs: list[str] | None = None) -> list[Cell]:
     """Every cell, eager ones first (the question's core), then compiled; within each, model by
-    model with both backends and every precision together, so a cut leaves whole models."""
+    model with both backends and every precision together, so a cut leaves whole models.
+    `execs` keeps those modes only (a second session runs the compiled cells the first left)."""
     cells = []
-    for exec_mode in cfg["execs"]:
+    for exec_mode in [e for e in cfg["execs"] if execs is None or e in execs]:
         for model in cfg["models"]:
             for backend in cfg["backends"]:
                 for prec, prec_overrides in cfg["precisions"].items():
@@ -114,8 +115,8 @@ def available_s(cfg: dict[str, Any]) -> float:
     return float(cfg["budget_s"] - cfg["margin_s"] - cfg["gemm_probe"]["estimate_s"])
 
 
-def describe_plan(cfg: dict[str, Any]) -> str:
-    cells = plan(cfg)
+def describe_plan(cfg: dict[str, Any], execs: list[str] | None = None) -> str:
+    cells = plan(cfg, execs)
     taken, left = within_budget(cells, available_s(cfg))
     lines = [
         f"GPU matrix: {len(cells)} cells; budget {cfg['budget_s']} s "
@@ -165,11 +166,13 @@ def gemm_probe(cfg: dict[str, Any], out: Path) -> None:
     print("GEMM peaks (GFLOP/s): " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items()))
 
 
-def run_cells(cfg: dict[str, Any], out: Path, started: float) -> list[dict[str, Any]]:
+def run_cells(
+    cfg: dict[str, Any], out: Path, started: float, execs: list[str] | None = None
+) -> list[dict[str, Any]]:
     """Each cell as an ordinary run (run.py: a fresh worker), while its estimate still fits."""
     deadline = started + cfg["budget_s"] - cfg["margin_s"]
     done = []
-    for cell in plan(cfg):
+    for cell in plan(cfg, execs):
         left = deadline - time.monotonic()
         if cell.estimate_s > left:
             done.append({**asdict(cell), "status": "left out (time)"})
@@ -204,11 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fetch-wheels", type=Path, help="download the wheels to carry, and stop")
     p.add_argument("--wheels", type=Path, help="carried wheels to install what the device lacks")
     p.add_argument("--out", type=Path, default=ROOT / "results" / "gpu", help="records go here")
+    p.add_argument(
+        "--exec",
+        nargs="+",
+        choices=("eager", "compiled"),
+        help="these execution modes only (default: both, eager first)",
+    )
     args = p.parse_args(argv)
     if args.fetch_wheels:
         return fetch_wheels(args.fetch_wheels)
     if args.dry_run:
-        print(describe_plan(load_config()))
+        print(describe_plan(load_config(), args.exec))
         return 0
     started = time.monotonic()
     if args.wheels:
@@ -222,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = load_config()
     args.out.mkdir(parents=True, exist_ok=True)
     gemm_probe(cfg, args.out)
-    cells = run_cells(cfg, args.out, started)
+    cells = run_cells(cfg, args.out, started, args.exec)
     manifest = {"budget_s": cfg["budget_s"], "wall_s": time.monotonic() - started, "cells": cells}
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     ran = sum(c["status"] == "ok" for c in cells)

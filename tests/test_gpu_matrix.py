@@ -76,3 +76,19 @@ def _compile_refused(backend: str) -> str | None:
     from frameworks import registry
 
     return registry.spec(backend).compile_check()
+
+
+def test_a_second_session_can_plan_the_compiled_cells_alone(capsys):
+    cfg = gpu_matrix.load_config()
+    compiled = gpu_matrix.plan(cfg, ["compiled"])
+    assert len(compiled) == 24 and {c.exec for c in compiled} == {"compiled"}
+    assert gpu_matrix.main(["--dry-run", "--exec", "compiled"]) == 0
+    out = capsys.readouterr().out
+    assert "GPU matrix: 24 cells" in out and "-eager" not in out
+
+
+def test_without_a_gpu_the_script_says_so_and_runs_nothing(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cpu, "gpu_visible", lambda: False)
+    assert gpu_matrix.main(["--out", str(tmp_path / "gpu")]) == 2
+    assert "no NVIDIA GPU is visible" in capsys.readouterr().out
+    assert not (tmp_path / "gpu").exists()
