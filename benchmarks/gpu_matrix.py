@@ -137,8 +137,10 @@ def describe_plan(cfg: dict[str, Any], execs: list[str] | None = None) -> str:
 def fetch_wheels(folder: Path) -> int:
     """Here, with network: the wheels of gpu_requirements.txt and their dependencies, for the
     device's Python (this one's version and platform: check they match the image's)."""
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "-d", str(folder)]
-    return subprocess.call([*cmd, "-r", str(REQUIREMENTS), "--only-binary=:all:"])
+    # `pip wheel`, not `download --only-binary`: Hydra's antlr4-python3-runtime 4.9 is published
+    # as a source archive only, and the device must install offline without building.
+    cmd = [sys.executable, "-m", "pip", "wheel", "-q", "-w", str(folder)]
+    return subprocess.call([*cmd, "-r", str(REQUIREMENTS)])
 
 
 def install_missing(wheels: Path) -> None:
