@@ -266,3 +266,18 @@ def test_the_cublas_gemm_peaks_on_a_gpu():
         pytest.skip("no CUDA device here: the GEMM peaks are timed by benchmarks/gpu_matrix.py")
     rates = torch_cuda.gemm_rates(1024, 0.2)
     assert set(rates) == {"float32", "tf32", "bfloat16"} and min(rates.values()) > 0
+
+
+def test_keras_on_torch_training_sets_the_clock_sync_before_fit(monkeypatch):
+    from frameworks.keras import common
+    from frameworks.keras.on_torch import KerasTorchBackend
+
+    seen = {}
+    monkeypatch.setattr(
+        common.KerasBackend, "train", lambda self, *a, **k: seen.setdefault("sync", a[4].sync)
+    )
+    backend = KerasTorchBackend.__new__(KerasTorchBackend)  # no Keras session needed
+    monkeypatch.setattr(KerasTorchBackend, "clock_sync", lambda self, device: f"sync of {device}")
+    clock = RunClock()
+    backend.train(None, {}, None, SimpleNamespace(device="cuda"), clock)
+    assert seen["sync"] == "sync of cuda"

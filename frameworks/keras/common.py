@@ -12,7 +12,6 @@ refuses to run on another one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from frameworks.keras.augment import make_augment
 from frameworks.keras.feeding import EpochSelector, SharedOrderBatches, scored, targets
 from frameworks.keras.optimizers import make_optimizer
 from frameworks.precision_check import precision_block
-from frameworks.timing import RunClock, no_sync
+from frameworks.timing import RunClock
 
 KERAS_LOSS = {"softmax": "sparse_categorical_crossentropy", "sigmoid": "binary_crossentropy"}
 
@@ -302,7 +301,6 @@ class KerasBackend(Backend):
         """model.fit over the shared batch order (SharedOrderBatches)."""
         self.compile(model, model_cfg)
         clock.steps_per_tick = int(model.steps_per_execution)
-        clock.sync = self.clock_sync(plan.device)
         history = History()
         batches = SharedOrderBatches(
             data, plan, model_cfg, make_augment(model_cfg.get("augment"), plan.seed)
@@ -321,11 +319,6 @@ class KerasBackend(Backend):
         )
         history.loop = scored(batches.fed, data, plan)
         return history
-
-    def clock_sync(self, device: str) -> Callable[[], None]:
-        """The device's synchronise for the run clock: none on the CPU (each runtime returns
-        from a step with its work done); Keras on torch's GPU overrides it."""
-        return no_sync
 
     @staticmethod
     def validation(model_cfg: dict[str, Any], data: Dataset, plan: TrainPlan) -> dict[str, Any]:
