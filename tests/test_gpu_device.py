@@ -281,3 +281,29 @@ def test_keras_on_torch_training_sets_the_clock_sync_before_fit(monkeypatch):
     clock = RunClock()
     backend.train(None, {}, None, SimpleNamespace(device="cuda"), clock)
     assert seen["sync"] == "sync of cuda"
+
+
+def test_the_tf32_key_at_its_default_keeps_older_records_run_keys(compose):
+    import copy
+
+    from twinbench.result import results
+
+    now = compose("backend=keras_torch")
+    before = copy.deepcopy(now)  # a config written before backend.tf32 existed
+    del before["backend"]["tf32"]
+    for name in ("torch", "keras_torch"):
+        del before["opt"][name]["tf32"]
+    assert results.run_key(now) == results.run_key(before)
+    assert now["backend"]["tf32"] is None  # the caller's config is left as it was
+    asked = compose("backend=keras_torch", "backend.tf32=true")
+    assert results.run_key(asked) != results.run_key(before)
+
+
+def test_the_analysis_reads_tf32_at_its_default_as_no_setting():
+    from analysis.load.records import settings_of
+
+    old = {"config": {"backend": {"name": "torch", "compile": False}}}
+    new = {"config": {"backend": {"name": "torch", "compile": False, "tf32": None}}}
+    asked = {"config": {"backend": {"name": "torch", "compile": False, "tf32": True}}}
+    assert settings_of(new) == settings_of(old) == {"compile": False}
+    assert settings_of(asked) == {"compile": False, "tf32": True}
