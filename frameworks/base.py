@@ -108,6 +108,15 @@ class Backend(abc.ABC):
     def check_device(self, device: str) -> None:
         """Raise where `device` ("cpu" or "cuda") is not available to this framework."""
 
+    def device_begin(self, device: str) -> None:
+        """Just before training: a GPU adapter resets its device memory peak here."""
+        return None
+
+    def device_report(self, device: str) -> dict[str, Any] | None:
+        """After training: the GPU's name, driver, library versions and memory peak (the
+        record's device_info); None on the CPU and for adapters that run on the CPU only."""
+        return None
+
     @abc.abstractmethod
     def seed(self, seed: int) -> None: ...
 

@@ -123,6 +123,11 @@ class BackendSpec:
     # None where this backend can train the model in this precision with these settings on this
     # CPU, else why not and what to do instead (checked in the parent, no import).
     combination_check: Callable[..., str | None] = no_combination_check
+    # None where device=cuda can run; else why not, said before any data or framework import.
+    cuda_refusal: str | None = None
+    # The variable naming the run's device ("cpu"/"cuda") before the framework loads, for a
+    # runtime that otherwise picks a visible GPU by itself.
+    device_variable: str | None = None
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -131,6 +136,16 @@ class BackendSpec:
         module_name, cls = self.adapter.split(":")
         return getattr(importlib.import_module(module_name), cls)()
 
+
+# TF32 on torch's runtime (frameworks/torch_native/cuda.py); the CPU has no TF32 units, so it
+# changes nothing there, and it is read back in every torch-runtime record.
+TF32_SETTING: Settings = {
+    "tf32": (
+        (None, True, False),
+        "TF32 on a GPU: torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32 together; "
+        "null = torch's defaults (matmul off, cuDNN on), which Keras on torch inherits",
+    ),
+}
 
 KERAS_SETTINGS: Settings = {
     "jit_compile": (
@@ -147,6 +162,13 @@ KERAS_CODE = (
     "frameworks/keras/optimizers.py",
     "frameworks/keras/common.py",
     "models/keras_transformer.py",
+)
+
+# The device machine's image has CUDA PyTorch only, and a GPU build of TensorFlow or jaxlib (with
+# its CUDA libraries, gigabytes) cannot be carried to it: those backends run on the CPU alone.
+NO_GPU_BUILD = (
+    "{framework}'s GPU build cannot travel to the device machine (its image has CUDA PyTorch "
+    "only); device=cuda runs backend=torch or keras_torch"
 )
 
 BACKENDS: dict[str, BackendSpec] = {
@@ -170,6 +192,7 @@ BACKENDS: dict[str, BackendSpec] = {
                     (False, True, "auto"),
                     "torch's fused optimizer kernel (Adam); 'auto': where torch has one",
                 ),
+                **TF32_SETTING,
             },
             packages=("torch",),
             profiler="torch.profiler",
@@ -217,6 +240,7 @@ BACKENDS: dict[str, BackendSpec] = {
             # Keras on TensorFlow always runs a tf.function graph; "eager" is that graph as
             # Keras builds it by default, "compiled" the same graph through XLA.
             exec_modes={"eager": {"xla": False}, "compiled": {"xla": True}},
+            cuda_refusal=NO_GPU_BUILD.format(framework="TensorFlow"),
         ),
         BackendSpec(
             name="keras_torch",
@@ -224,8 +248,11 @@ BACKENDS: dict[str, BackendSpec] = {
             runtime="torch",
             adapter="frameworks.keras.on_torch:KerasTorchBackend",
             label="Keras on PyTorch",
-            settings=KERAS_SETTINGS,
+            settings={**KERAS_SETTINGS, **TF32_SETTING},
             environment={"KERAS_BACKEND": "torch"},
+            # Keras on torch computes on CUDA whenever torch sees a GPU: a device=cpu run on a
+            # GPU machine would silently run on the GPU without it.
+            device_variable="KERAS_TORCH_DEVICE",
             packages=("torch", "keras"),
             certified_code=KERAS_CODE,
             exec_modes=KERAS_EXEC_MODES,
@@ -243,6 +270,7 @@ BACKENDS: dict[str, BackendSpec] = {
             packages=("jax", "jaxlib", "keras"),
             certified_code=KERAS_CODE,
             exec_modes=KERAS_EXEC_MODES,
+            cuda_refusal=NO_GPU_BUILD.format(framework="JAX"),
         ),
     )
 }

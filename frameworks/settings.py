@@ -95,6 +95,12 @@ def environment(backend_cfg: dict[str, Any]) -> dict[str, str]:
     return env
 
 
+def device_environment(backend: str, device: str) -> dict[str, str]:
+    """The backend's device variable (Keras on torch's KERAS_TORCH_DEVICE), set before import."""
+    variable = registry.spec(backend).device_variable
+    return {variable: device} if variable else {}
+
+
 def thread_environment(backend: str, threads: int, interop_threads: int) -> dict[str, str]:
     """The backend's own thread variables (XLA's), beside twinbench/machine/cpu.py's common ones."""
     return registry.spec(backend).thread_variables(threads, interop_threads)

@@ -2,7 +2,8 @@
 
 Each hook is one clock read and one list append, so the hooks cost well under a microsecond and
 do not distort what they time. The clock is injectable so the statistics can be tested exactly.
-On a GPU the adapter synchronizes before calling a hook: the clock must not run ahead of queued
+On a GPU the adapter hands the clock its device's synchronise (`sync`), which every clock read
+calls first: a host timestamp taken with kernels still queued would time their launch, not their
 work. In a pair that takes turns (frameworks/turns.py) the hooks also hand the turn over at block
 boundaries, and every timestamp leaves out the time spent waiting for the partner.
 """
@@ -13,6 +14,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def no_sync() -> None:
+    """The CPU's sync: its work is done when the call that did it returns."""
 
 
 @dataclass
@@ -31,9 +36,13 @@ class RunClock:
     step_end_ns: list[list[int]] = field(default_factory=list)  # per epoch
     steps_per_tick: int = 1  # training steps between two step_end calls (Keras steps_per_execution)
     turns: Any = None  # frameworks.turns.Turns when this run takes turns with a partner
+    # The device's synchronise (torch.cuda.synchronize on a GPU), called before every read: a
+    # sync point, so the timestamp falls after the queued work, not after its launch.
+    sync: Callable[[], None] = no_sync
 
     def now(self) -> int:
-        """The clock without the waits for the partner's turns."""
+        """The clock after the device's queued work, without the waits for the partner's turns."""
+        self.sync()
         return self.now_ns() - (self.turns.paused_ns if self.turns else 0)
 
     def _cpu(self) -> int:

@@ -321,3 +321,51 @@ def test_without_pair_ids_or_with_unmatched_rounds_the_ratio_is_of_independent_r
     fe = row(analyze(tmp_path).framework, cpus=1)
     assert fe["ratio_pairs"] == 0
     assert fe["ratio"] == 0.5  # median 3.0 / median 6.0, as without pair ids
+
+
+def test_gpu_runs_stand_beside_each_core_count_in_time_and_cost(tmp_path):
+    # Fixture records only: two GPU repeats of torch's mlp beside its CPU runs (issue 42 item 4).
+    fakes.sweep(tmp_path, TIMES)
+    for i, times in enumerate([[0.25, 0.25], [0.2, 0.3]]):
+        rec = fakes.record("torch", 2, times, device="cuda", repeat=i, repeats=2)
+        fakes.write(tmp_path, f"gpu/repeat-{i}", rec)
+    pricing = tmp_path / "prices.yaml"
+    pricing.write_text(
+        "name: test\ncurrency: USD\ndate: '2026-01-01'\nsource: made up for a test\n"
+        "cpu: {hourly: 3.6, vcpus: 1, premium: 0}\ngpu: {hourly: 36.0, description: one fake}\n"
+    )
+    an = analyze(tmp_path, pricing=str(pricing))
+    rows = an.gpu_beside
+    # torch only: tensorflow has no GPU run, so none of its rows appear.
+    assert set(rows["backend"]) == {"torch"} and list(rows["cpus"]) == [1, 2]
+    one = row(rows, cpus=1)
+    assert one["gpu_config"] == "torch gpu" and one["gpu_time"] == 0.5
+    assert one["gpu_speedup"] == pytest.approx(3.0 / 0.5)
+    # 0.5 s of a 36/h GPU instance = 0.005; 3.0 s on one 3.6/h core = 0.003.
+    assert one["gpu_cost"] == pytest.approx(0.005) and one["cpu_cost"] == pytest.approx(0.003)
+    assert one["cpu_over_gpu_cost"] == pytest.approx(0.6)
+    assert one["gpu_priced_as"] == "one fake" and one["price_date"] == "2026-01-01"
+    assert math.isnan(one["gpu_speedup_ci_low"])  # one CPU run: no interval
+    assert row(rows, cpus=2)["gpu_speedup"] == pytest.approx(1.5 / 0.5)
+
+
+def test_no_gpu_rows_without_a_gpu_run_or_across_workloads(tmp_path):
+    fakes.sweep(tmp_path, TIMES)
+    assert analyze(tmp_path).gpu_beside.empty
+    # A GPU run of another workload (cnn) has no CPU run to stand beside.
+    fakes.write(tmp_path, "gpu", fakes.record("torch", 2, [0.25], device="cuda", model="cnn"))
+    assert analyze(tmp_path, strict_baseline=False).gpu_beside.empty
+
+
+def test_the_hardware_section_shows_the_gpu_beside_the_cores(tmp_path):
+    from analysis.render.page import Page
+    from analysis.render.sections import hardware
+
+    fakes.sweep(tmp_path / "runs", TIMES)
+    fakes.write(tmp_path / "runs", "gpu", fakes.record("torch", 2, [0.25, 0.25], device="cuda"))
+    (tmp_path / "out" / "report_files" / "tables").mkdir(parents=True)
+    page = Page(out=tmp_path / "out")
+    hardware.write_gpu(page, analyze(tmp_path / "runs"))
+    html = "".join(page.parts)
+    assert "The GPU beside the cores" in html and "g2-standard-4 (1 x NVIDIA L4)" in html
+    assert "check that this is the GPU measured" in html

@@ -49,6 +49,15 @@ def test_cuda_without_gpu_is_one_line_error(tmp_path):
     )
 
 
+def test_cuda_on_tensorflow_is_one_line_error_before_any_worker(tmp_path):
+    proc = run_cli("backend=tensorflow", "device=cuda", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("twinbench: error: device=cuda with backend=tensorflow: ")
+    assert "Traceback" not in proc.stderr
+    assert not list(tmp_path.rglob("worker.log")), "a worker was started for a refused device"
+
+
 def test_bad_values_reaching_a_job_are_recorded_as_failed_without_starting_a_worker(
     compose, tmp_path
 ):

@@ -55,6 +55,30 @@ def test_cuda_without_a_gpu_is_refused(compose, monkeypatch):
         build_spec(compose("device=cuda"))
 
 
+@pytest.mark.parametrize(
+    ("backend", "framework"), [("tensorflow", "TensorFlow"), ("keras_jax", "JAX")]
+)
+def test_cuda_on_a_backend_whose_gpu_build_cannot_travel_is_refused_even_with_a_gpu(
+    compose, monkeypatch, backend, framework
+):
+    # A GPU is "visible", so only the backend's own refusal can stop it.
+    monkeypatch.setattr(cpu, "gpu_visible", lambda: True)
+    with pytest.raises(ConfigError) as caught:
+        build_spec(compose(f"backend={backend}", "device=cuda"))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"device=cuda with backend={backend}: {framework}'s GPU build")
+    assert "backend=torch or keras_torch" in message
+
+
+@pytest.mark.parametrize("backend", ["torch", "keras_torch"])
+def test_cuda_on_torch_backends_passes_the_device_check_where_a_gpu_is_visible(
+    compose, monkeypatch, backend
+):
+    monkeypatch.setattr(cpu, "gpu_visible", lambda: True)
+    assert build_spec(compose(f"backend={backend}", "device=cuda")).device == "cuda"
+
+
 def test_unknown_model_in_a_composed_config_lists_the_choices(compose):
     cfg = compose()
     cfg["model"] = {**cfg["model"], "name": "resnet"}

@@ -56,6 +56,7 @@ def test_default_preset_is_each_frameworks_out_of_the_box_behaviour(compose):
         "mkldnn": True,
         "flush_denormal": False,
         "fused_optimizer": False,
+        "tf32": None,  # torch's own TF32 switches, left as they are (a GPU only)
     }
     assert settings.settings_of(tf_cfg) == {
         "onednn": None,

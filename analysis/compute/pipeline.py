@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.compute import certificates, effects, environment, pricing, relative, summary
+from analysis.compute import (
+    certificates,
+    effects,
+    environment,
+    gpu_beside,
+    pricing,
+    relative,
+    summary,
+)
 from analysis.compute.scaling import model as scaling_model
 from analysis.errors import AnalysisError
 from analysis.load import backends
@@ -45,6 +53,7 @@ class Analysis:
     relative: pd.DataFrame
     framework: pd.DataFrame
     hardware: pd.DataFrame
+    gpu_beside: pd.DataFrame  # GPU runs beside the CPU core counts (gpu_beside.py)
     scaling_gap: pd.DataFrame
     software: pd.DataFrame
     peak: pd.DataFrame
@@ -122,6 +131,7 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         relative=relative.table(configs, baselines, prices),
         framework=effects.framework(configs, options.unstable_width, reference or ""),
         hardware=hardware,
+        gpu_beside=gpu_beside.table(configs, prices),
         scaling_gap=effects.scaling_gap(hardware, configs, reference or ""),
         software=effects.software(configs, options.unstable_width),
         peak=effects.peak(configs),

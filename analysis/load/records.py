@@ -39,7 +39,7 @@ from twinbench.result.blocks import (
 from twinbench.result.record import NotARecord, ResultRecord, UnknownSchemaVersion
 
 # Config keys that say how a sweep ran, not what was measured: the writer's own list.
-from twinbench.result.results import NOT_MEASURED, RESULT_FILE, run_key
+from twinbench.result.results import LATER_DEFAULTS, NOT_MEASURED, RESULT_FILE, run_key
 
 SOURCE = "twinbench"
 UNKNOWN_MACHINE = "unknown machine"
@@ -128,7 +128,12 @@ def settings_of(record: dict[str, Any]) -> dict[str, Any]:
     effect, or the run failed); else the read-back `settings` of records without a config."""
     backend = _get(record, "config", "backend")
     if isinstance(backend, dict):
-        return {k: v for k, v in backend.items() if k != "name"}
+        # A setting added later, at its do-nothing default (backend.tf32=null), is left out: a
+        # record from before it existed and one from after are the same settings.
+        later = {path[1]: value for path, value in LATER_DEFAULTS if path[0] == "backend"}
+        return {
+            k: v for k, v in backend.items() if k != "name" and not (k in later and v == later[k])
+        }
     settings = record.get("settings")
     return settings if isinstance(settings, dict) else {}
 

@@ -8,13 +8,17 @@ runtime; beside Keras on TensorFlow and JAX, the runtime's effect under the same
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 os.environ["KERAS_BACKEND"] = "torch"  # before keras loads; KerasBackend checks it took
 import torch
 
-from frameworks.base import ThreadReport
+from frameworks.base import History, ThreadReport, TrainPlan
 from frameworks.keras.common import KerasBackend
+from frameworks.settings import SettingError
+from frameworks.timing import RunClock
+from frameworks.torch_native import cuda as torch_cuda
 from frameworks.torch_native.backend import configure_torch_threads
 
 
@@ -40,3 +44,45 @@ class KerasTorchBackend(KerasBackend):
     def check_device(self, device: str) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
+        # Read back where Keras will compute (KERAS_TORCH_DEVICE, set by the worker before
+        # import): Keras picks CUDA by itself whenever torch sees a GPU.
+        from keras.src.backend.torch.core import get_device
+
+        if not str(get_device()).startswith(device):
+            raise RuntimeError(f"device={device} but Keras on torch computes on {get_device()}")
+
+    def apply_settings(self, requested: dict[str, Any]) -> None:
+        """Keras' own settings take effect in compile(); TF32 is torch's, set now."""
+        super().apply_settings(requested)
+        torch_cuda.apply_tf32(requested.get("tf32"))
+
+    def settings_report(self) -> dict[str, Any]:
+        report = {**super().settings_report(), **torch_cuda.tf32_in_effect()}
+        if why := torch_cuda.check_tf32(self.settings.get("tf32"), report):
+            raise SettingError(why)
+        return report
+
+    def clock_sync(self, device: str) -> Callable[[], None]:
+        """fit's callbacks read the clock after Keras queued the step's kernels: on a GPU the
+        clock waits for them (frameworks/timing.py)."""
+        return torch_cuda.device_sync(device)
+
+    def train(
+        self,
+        model: Any,
+        model_cfg: dict[str, Any],
+        data: Any,
+        plan: TrainPlan,
+        clock: RunClock,
+        progress=None,
+    ) -> History:
+        # Set here, not in keras/common.py: that file is certified code (a parity certificate
+        # hashes it), and the sync changes no math.
+        clock.sync = self.clock_sync(plan.device)
+        return super().train(model, model_cfg, data, plan, clock, progress)
+
+    def device_begin(self, device: str) -> None:
+        torch_cuda.reset_peak(device)
+
+    def device_report(self, device: str) -> dict[str, Any] | None:
+        return torch_cuda.device_block(device)

@@ -28,12 +28,14 @@ from frameworks.loop_print import LoopPrint
 from frameworks.precision_check import precision_block
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
+from frameworks.torch_native import cuda as torch_cuda
 from frameworks.torch_native import evaluate as torch_evaluate
 from frameworks.torch_native import optimizers as torch_optimizers
 from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
 from frameworks.torch_native import weight_layout
 from frameworks.torch_native.compiled import CompiledForward
+from frameworks.torch_native.cuda import device_sync
 from frameworks.torch_native.objective import Objective
 
 
@@ -93,6 +95,7 @@ class TorchBackend(Backend):
         # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
         if not torch.set_flush_denormal(bool(requested.get("flush_denormal", False))):
             raise settings.SettingError("backend.flush_denormal=true: this CPU cannot flush")
+        torch_cuda.apply_tf32(requested.get("tf32"))
 
     def settings_report(self) -> dict[str, Any]:
         """Every setting as read back from torch after training; a mismatch fails the run."""
@@ -110,6 +113,7 @@ class TorchBackend(Backend):
             # Dynamo traced recurrent layers too (nn.LSTM): see compiled.py; None: eager
             "compile_allow_rnn": self._compiled.allow_rnn if self._compiled else None,
             "fused_optimizer": fused,
+            **torch_cuda.tf32_in_effect(),
             "precision": precision_block(
                 self.precision,
                 self._compute_dtypes,
@@ -122,6 +126,8 @@ class TorchBackend(Backend):
                 raise settings.SettingError(
                     f"backend.{key}={want} requested, {report[key]} in effect"
                 )
+        if why := torch_cuda.check_tf32(self.settings.get("tf32"), report):
+            raise settings.SettingError(why)
         if self.settings.get("fused_optimizer") is True and not fused:
             raise settings.SettingError("backend.fused_optimizer=true requested, not in effect")
         return report
@@ -145,6 +151,12 @@ class TorchBackend(Backend):
     def check_device(self, device: str) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             raise RuntimeError("device=cuda but torch sees no CUDA device (CPU-only build?)")
+
+    def device_begin(self, device: str) -> None:
+        torch_cuda.reset_peak(device)
+
+    def device_report(self, device: str) -> dict[str, Any] | None:
+        return torch_cuda.device_block(device)
 
     def build(self, model_name: str, model_cfg: dict[str, Any], device: str) -> nn.Module:
         return models.get(model_name).torch_model(**model_cfg["arch"]).to(device)
@@ -302,8 +314,8 @@ class TorchBackend(Backend):
         progress=None,
     ) -> History:
         device = torch.device(plan.device)
-        # A sync point: CUDA kernels are queued asynchronously, so the clock must wait for them.
-        sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+        # CUDA kernels are queued asynchronously: the clock synchronises before each read.
+        clock.sync = device_sync(device.type)
         step, objective = self.tensor_step(model, model_cfg)
         augment = torch_augment.make_augment(model_cfg.get("augment"), plan.seed, device)
         x_train, y_train = (torch.from_numpy(a).to(device) for a in (data.x_train, data.y_train))
@@ -317,7 +329,6 @@ class TorchBackend(Backend):
             loss_sum = torch.zeros((), device=device)
             correct = torch.zeros((), dtype=torch.int64, device=device)
             seen = labels = 0
-            sync()
             clock.epoch_begin()
             for i in range(plan.steps_per_epoch):
                 idx = order[i * bs : (i + 1) * bs]
@@ -331,7 +342,6 @@ class TorchBackend(Backend):
                 correct += objective.correct(logits, y)
                 seen += len(y)
                 labels += y.numel()  # a label per position for sequence targets (gpt)
-                sync()
                 clock.step_end()
             if plan.validates(epoch):
                 clock.validation_begin()
@@ -344,7 +354,6 @@ class TorchBackend(Backend):
             elif plan.validate:  # an epoch between validations (validate_every): no value
                 history.val_loss.append(None)
                 history.val_accuracy.append(None)
-            sync()
             clock.epoch_end()
             history.loss.append(loss_sum.item() / seen)
             history.accuracy.append(correct.item() / labels)
@@ -355,9 +364,12 @@ class TorchBackend(Backend):
 
     @torch.inference_mode()
     def matmul_gflops(self, size: int, seconds: float, device: str) -> float:
-        """Best float32 GFLOP/s of square matmuls with this run's threads: the machine's peak."""
-        a, b = (torch.randn(size, size, device=device) for _ in range(2))
-        sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        """Best GFLOP/s of square matmuls with this run's threads: the machine's peak. float32
+        on the CPU; on a GPU the run's own precision (bfloat16 GEMMs for a bf16 run; float32
+        under the run's TF32 policy otherwise), so fraction-of-peak compares like with like."""
+        dtype = torch.bfloat16 if device == "cuda" and self.precision == "bfloat16" else None
+        a, b = (torch.randn(size, size, device=device, dtype=dtype) for _ in range(2))
+        sync = device_sync(device)
         torch.mm(a, b)  # warm-up: thread pool start, kernel selection
         sync()
         return _best_rate(lambda: (torch.mm(a, b), sync()), 2 * size**3, seconds)

@@ -102,6 +102,10 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
     device = config.get("device", "cpu")
     if device not in DEVICES:
         raise ConfigError(f"unknown device '{device}'; choose one of: {', '.join(DEVICES)}")
+    from frameworks import registry  # framework-free: no framework loads here
+
+    if device == "cuda" and (why := registry.spec(backend).cuda_refusal):
+        raise ConfigError(f"device=cuda with backend={backend}: {why}")
     if device == "cuda" and not cpu.gpu_visible():
         raise ConfigError(
             "device=cuda but no NVIDIA GPU is visible on this machine; use device=cpu"

@@ -134,6 +134,11 @@ class ResultRecord(Block):
     affinity: list[int] = spec("the CPU mask read back after pinning")
     thread_env: dict[str, str] = spec("thread variables set before the framework import")
     device: str | None = spec("cpu or cuda")
+    device_info: dict[str, Any] | None = spec(
+        "a cuda run's GPU: name, index, capability, memory_total_mib, driver, cuda_runtime, "
+        "cudnn, memory_peak_mib (torch.cuda.max_memory_allocated over training, reset before "
+        "it) and memory_reserved_peak_mib; absent or None on the CPU"
+    )
     settings: dict[str, Any] = spec("the backend's software settings read back in effect")
     framework: dict[str, Any] = spec(
         "versions and build (the adapter's describe()), and the array runtimes imported into "

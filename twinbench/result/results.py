@@ -45,6 +45,32 @@ NOT_MEASURED = (
 OWN_STACK = "pinned"
 
 
+# Keys added after records existed, at the value that changes nothing: left out of the key
+# while they hold it, so older records keep their keys and a resumed sweep finds them (as
+# OWN_STACK). backend.tf32 and its presets: null leaves torch's TF32 switches as they were.
+LATER_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
+    (("backend", "tf32"), None),
+    (("opt", "torch", "tf32"), None),
+    (("opt", "keras_torch", "tf32"), None),
+)
+
+
+def _without_later_defaults(config: dict[str, Any]) -> dict[str, Any]:
+    """The config less LATER_DEFAULTS' keys where they hold their default; the caller's dicts
+    are never changed (each branch on a removed key's path is copied)."""
+    out = dict(config)
+    for path, default in LATER_DEFAULTS:
+        node = out
+        for key in path[:-1]:
+            if not isinstance(node.get(key), dict):
+                break
+            node[key] = node = dict(node[key])
+        else:
+            if path[-1] in node and node[path[-1]] == default:
+                del node[path[-1]]
+    return out
+
+
 def run_key(config: dict[str, Any]) -> str:
     """Identity of a measurement: a hash of the resolved config minus NOT_MEASURED keys. The
     stack (name and pins) is part of it, so runs of two releases never mix.
@@ -53,7 +79,7 @@ def run_key(config: dict[str, Any]) -> str:
     """
     import hashlib
 
-    relevant = {k: v for k, v in config.items() if k not in NOT_MEASURED}
+    relevant = {k: v for k, v in _without_later_defaults(config).items() if k not in NOT_MEASURED}
     stack = relevant.get("stack")
     if isinstance(stack, dict) and stack.get("name") == OWN_STACK and not stack.get("pins"):
         del relevant["stack"]

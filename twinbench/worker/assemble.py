@@ -293,6 +293,7 @@ def assemble(
         affinity=pinned["affinity"],
         thread_env=pinned["thread_env"],
         device=spec.device,
+        device_info=trained.device_info,
         settings=trained.settings_in_effect,
         framework={**fw.backend.describe(), "runtimes_in_process": runtimes_in_process()},
         data={"dataset": data.name, **data.info, "n_train": n_train, "n_test": len(data.x_test)},

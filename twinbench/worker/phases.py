@@ -190,6 +190,7 @@ class Trained:
     build_s: float
     resources: dict[str, Any]
     settings_in_effect: dict[str, Any]
+    device_info: dict[str, Any] | None = None  # the GPU's block (Backend.device_report)
 
 
 def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Path) -> Trained:
@@ -225,6 +226,7 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     clock = RunClock(turns=turns.from_environment())
     progress.status(f"[{label}] training: first steps include tracing and warm-up...")
     # A separate thread reads the clock once a second: nothing is added to the timed steps.
+    backend.device_begin(spec.device)  # a GPU's memory peak counts from here
     with progress.EpochProgress(clock, label, spec.epochs, plan.steps_per_epoch):
         history = backend.train(model, mc, data, plan, clock, progress=_on_epoch(spec, clock))
     clock.training_end()  # what follows (probes, the record) never runs beside a partner's steps
@@ -232,7 +234,10 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     used = resources.usage(clock)  # CPU time over the epochs' own spans
     settings_in_effect = backend.settings_report()
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": clock.step_times_ns()})
-    return Trained(model, params, plan, clock, history, build_s, used, settings_in_effect)
+    device_info = backend.device_report(spec.device)
+    return Trained(
+        model, params, plan, clock, history, build_s, used, settings_in_effect, device_info
+    )
 
 
 def _on_epoch(spec: RunSpec, clock):

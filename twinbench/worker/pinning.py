@@ -20,6 +20,7 @@ def budget_environment(spec: RunSpec) -> dict[str, str]:
     sizes its OpenBLAS pool by the budget."""
     env = cpu.thread_environment(spec.threads, spec.interop_threads)
     env.update(settings.environment(spec.backend_cfg))
+    env.update(settings.device_environment(spec.backend, spec.device))
     env.update(settings.thread_environment(spec.backend, spec.threads, spec.interop_threads))
     return env
 

@@ -41,6 +41,43 @@ GAP_COLS = [
 ]
 
 
+GPU_COLS = [
+    Col("workload", "workload"),
+    Col("backend", "framework"),
+    Col("gpu_config", "GPU run"),
+    Col("cpus", "beside cores", "g"),
+    Col("cpu_time", "CPU time (s)", "s"),
+    Col("gpu_time", "GPU time (s)", "s"),
+    Col("gpu_speedup", "GPU speed-up", "x"),
+    Col("gpu_speedup_ci_low", "CI low", "x"),
+    Col("gpu_speedup_ci_high", "CI high", "x"),
+    Col("cpu_cost", "CPU cost", "g"),
+    Col("gpu_cost", "GPU cost", "g"),
+    Col("cpu_over_gpu_cost", "CPU cost / GPU cost", "x"),
+]
+
+
+def write_gpu(page: Page, an: Analysis) -> None:
+    """The GPU runs beside the CPU core counts of their workload (analysis/compute/gpu_beside)."""
+    rows = an.gpu_beside
+    if rows.empty:
+        page.not_measured.append(
+            ("GPU beside the cores", "no workload has both a GPU (device=cuda) and a CPU run")
+        )
+        return
+    page.add('<h3 id="gpu-beside-cores">The GPU beside the cores</h3>')
+    first = rows.iloc[0]
+    page.add(
+        "<p>Each GPU run beside every core count of its workload and framework: GPU speed-up "
+        "= CPU time / GPU time; costs at the price table "
+        f"{esc(str(first['pricing']))} ({esc(str(first['price_date']))}), the GPU priced as "
+        f"{esc(str(first['gpu_priced_as']))}: check that this is the GPU measured. A ratio of "
+        "cost above 1: the GPU is the cheaper way to run the workload.</p>"
+    )
+    page.add(table_html(rows, unit(GPU_COLS, an)))
+    page.csv(rows, "gpu_beside_cores")
+
+
 def write(page: Page, an: Analysis) -> None:
     hw = an.hardware
     if hw.empty:
@@ -48,8 +85,12 @@ def write(page: Page, an: Analysis) -> None:
             ("hardware effect", "no framework ran one workload at two or more core counts, "
              "threads = cores, on one machine")
         )  # fmt: skip
+        if not an.gpu_beside.empty:
+            page.add(f'<h2 id="{ID}">Hardware effect: the GPU beside the cores</h2>')
+        write_gpu(page, an)
         return
     page.add(f'<h2 id="{ID}">Hardware effect: scaling with cores</h2>')
+    write_gpu(page, an)
     page.add(
         "<p>Speed-up = time on the fewest cores measured / time on <i>n</i> cores; parallel "
         "efficiency = speed-up / (<i>n</i> / fewest cores): 100% is perfect scaling. Runs "
