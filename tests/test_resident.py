@@ -254,6 +254,29 @@ def test_a_resumed_campaign_keeps_its_sequences_and_refuses_another_campaigns_fi
         aa_campaign.resumed(out, dataclasses.replace(DESIGN, resident_blocks=8), about)
 
 
+def test_a_campaign_whose_worker_pairs_all_fail_stops_in_one_line_and_counts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """A sequence with no complete worker pair is no A/A sequence: on 2026-12-03 a campaign's
+    code changed under it, its workers failed, and 24 empty sequences were counted as 24
+    sequences without a false decision."""
+    import argparse
+
+    from twinbench.cli import calibrate
+
+    parser = argparse.ArgumentParser()
+    aa_campaign.add_arguments(parser)
+    out = tmp_path / "aa.json"
+    args = parser.parse_args(["--out", str(out), "--sequences", "3", "--budget-s", "5"])
+    monkeypatch.setattr(aa_campaign, "check_run_options", lambda _: None)
+    monkeypatch.setattr(calibrate, "resident_unit", lambda *_: None)
+    with pytest.raises(SystemExit) as exit_:
+        aa_campaign.run(args)
+    assert exit_.value.code == 1
+    assert "sequence 1: no worker pair completed" in capsys.readouterr().err
+    assert not out.exists()  # nothing counted
+
+
 def test_calibrate_keeps_a_over_b_whichever_half_started_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

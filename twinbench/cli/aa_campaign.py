@@ -147,6 +147,14 @@ def run(args: argparse.Namespace) -> int:
                 return Unit(ratios, 0)
 
             series, _ = one_sequence(next_unit, design)
+            if not series.ratios["wall"]:
+                # Every worker pair failed: not an A/A sequence at all, and counting it would
+                # dilute the false-decision rate; whatever broke them breaks the next one too.
+                fail(
+                    f"sequence {k + 1}: no worker pair completed ({series.incomplete} failed); "
+                    f"stopping, {len(done)} sequence(s) kept in {args.out} (--resume goes on)",
+                    code=1,
+                )
             done.append(series.as_dict())
             print(f"  sequence {k + 1}/{args.sequences}: {series.line()}", flush=True)
             args.out.write_text(json.dumps(summary(done, design, about), indent=1))
