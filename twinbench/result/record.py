@@ -136,7 +136,7 @@ class ResultRecord(Block):
     device: str | None = spec("cpu or cuda")
     device_info: dict[str, Any] | None = spec(
         "a cuda run's GPU: name, index, capability, memory_total_mib, driver, cuda_runtime, "
-        "cudnn, memory_peak_mib (torch.cuda.max_memory_allocated over training, reset before "
+        "cudnn, memory_peak_mib (the framework's peak allocation over training, reset before "
         "it) and memory_reserved_peak_mib; absent or None on the CPU"
     )
     settings: dict[str, Any] = spec("the backend's software settings read back in effect")

@@ -47,27 +47,34 @@ OWN_STACK = "pinned"
 
 # Keys added after records existed, at the value that changes nothing: left out of the key
 # while they hold it, so older records keep their keys and a resumed sweep finds them (as
-# OWN_STACK). backend.tf32 and its presets: null leaves torch's TF32 switches as they were.
+# OWN_STACK). backend.tf32 and its presets (opt.<backend>.tf32; "*" is any key there): null
+# leaves the TF32 switches as they were.
 LATER_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("backend", "tf32"), None),
-    (("opt", "torch", "tf32"), None),
-    (("opt", "keras_torch", "tf32"), None),
+    (("opt", "*", "tf32"), None),
 )
+
+
+def _drop(node: dict[str, Any], path: tuple[str, ...], default: Any) -> dict[str, Any]:
+    """A copy of `node` less the key at `path` where it holds `default`; `node` is unchanged."""
+    head, rest = path[0], path[1:]
+    out = dict(node)
+    keys = list(out) if head == "*" else [head]
+    for key in keys:
+        if not rest:
+            if key in out and out[key] == default:
+                del out[key]
+        elif isinstance(out.get(key), dict):
+            out[key] = _drop(out[key], rest, default)
+    return out
 
 
 def _without_later_defaults(config: dict[str, Any]) -> dict[str, Any]:
     """The config less LATER_DEFAULTS' keys where they hold their default; the caller's dicts
-    are never changed (each branch on a removed key's path is copied)."""
-    out = dict(config)
+    are never changed."""
+    out = config
     for path, default in LATER_DEFAULTS:
-        node = out
-        for key in path[:-1]:
-            if not isinstance(node.get(key), dict):
-                break
-            node[key] = node = dict(node[key])
-        else:
-            if path[-1] in node and node[path[-1]] == default:
-                del node[path[-1]]
+        out = _drop(out, path, default)
     return out
 
 
