@@ -33,10 +33,13 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 def pytest_configure(config) -> None:
     config._twinbench_own_tmpdir = sharing.own_tmpdir()
+    if getattr(config, "workerinput", None) is None:  # the controller: workers inherit it
+        config._twinbench_xla_cache = sharing.share_jax_compilations()
 
 
 def pytest_unconfigure(config) -> None:
     sharing.remove_tmpdir(getattr(config, "_twinbench_own_tmpdir", None))
+    sharing.remove_tmpdir(getattr(config, "_twinbench_xla_cache", None))
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -19,6 +19,14 @@ keep that honest:
    first), and each worker has its own `TMPDIR`, which names the default measurement lock
    (`conf/config.yaml`), so the two workers' tiny runs neither share a core nor wait for each
    other's lock. A test that checks the lock runs both sides in one test, under one `TMPDIR`.
+4. **XLA compiles a program once per run of the suite.** Every Keras-on-JAX process the suite
+   starts (parity stages, tiny runs, sweeps) compiles its programs through XLA, about half of
+   such a process's time on CPU; the same models recur from test to test. The suite points
+   JAX's persistent compilation cache at a folder of its own (`share_jax_compilations`), so
+   a program compiled by one process is loaded by the next. Behaviour is unchanged: the cache
+   holds the executable XLA would have built, keyed by the program, the flags and the jaxlib.
+   What changes is only a run's first-step seconds, which no test compares with a figure.
+   Measured runs outside the suite keep JAX's default (no persistent cache).
 
 Without xdist (`-p no:xdist`, `-n 0`) none of this applies and the suite runs as before.
 """
@@ -191,6 +199,27 @@ def own_tmpdir() -> Path | None:
 def remove_tmpdir(own: Path | None) -> None:
     if own is not None:
         shutil.rmtree(own, ignore_errors=True)
+
+
+# JAX's own configuration variables (jax/_src/config.py): the cache's folder, and every program
+# cached however quick its compile or small its executable (the defaults skip those under 1 s,
+# most of a tiny model's programs).
+JAX_CACHE_ENV = {
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+}
+
+
+def share_jax_compilations() -> Path | None:
+    """Point this run's processes at one new JAX compilation cache (rule 4); returns the folder
+    for removal at the end, or None where the environment already names a cache (a
+    contributor's own, left as it is). Called in the controller before the workers start, so
+    they and every process they start inherit it."""
+    if "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="twinbench-tests-xla-"))
+    os.environ.update({"JAX_COMPILATION_CACHE_DIR": str(folder), **JAX_CACHE_ENV})
+    return folder
 
 
 def seconds_per_file(junit_xml: Path) -> dict[str, float]:
