@@ -135,3 +135,44 @@ def test_mutation_the_old_bootstrap_fails_on_real_aa_splits(groups):
     # blocks only: a few splits a group keep the 2000 resamples of each affordable
     (row,) = rc.coverage_table(groups, {"before": rc.percentile_bootstrap}, (2,), ("blocks",))
     assert row["before"] < REAL_FLOOR
+
+
+# ------------------------------------------------------- the release history's verdicts
+
+
+ALL_TIMES = ("steady_step_s", "median_epoch_s", "train_time_s")
+
+
+def test_release_verdicts_between_identical_software_are_rarely_directional(groups):
+    # analysis/compute/release_history.py's neighbour verdict on real A/A splits: "faster" or
+    # "slower" there is a false decision; at most 5%, as the decision engine's alpha
+    rows = rc.verdict_table(groups, ALL_TIMES, (2, 3), count=25)
+    assert {(r["scheme"], r["n"]) for r in rows} == {
+        (s, n) for s in ("blocks", "random") for n in (2, 3)
+    }
+    for row in rows:
+        assert row["false"] <= 0.05, row
+        assert sum(row[w] for w in ("faster", "slower", "equivalent", "undecided")) == (
+            pytest.approx(1.0)
+        )
+
+
+def test_mutation_a_verdict_read_from_the_point_alone_fails_the_same_test(groups, monkeypatch):
+    # the ratio of medians beyond the margin, its interval ignored: what a release history
+    # that printed "slower" for any 5% gap would say
+    from analysis.compute import release_history
+
+    def point_only(later, earlier, design):
+        ratio = float(np.median(later) / np.median(earlier))
+        word = "slower" if ratio > 1.05 else "faster" if ratio < 1 / 1.05 else "equivalent"
+        return ratio, ratio, ratio, word
+
+    monkeypatch.setattr(release_history, "neighbour_verdict", point_only)
+    rows = rc.verdict_table(groups, ALL_TIMES, (2,), ("blocks",))
+    assert rows[0]["false"] > 0.05
+
+
+def test_a_later_release_thirty_percent_slower_is_called_slower_with_four_runs_a_side():
+    group = {"statistic": "steady_step_s", "values": [1.0, 1.02, 0.99, 1.01, 1.3, 1.31, 1.29, 1.3]}
+    (row,) = rc.verdict_table([group], sides=(4,), schemes=("blocks",))
+    assert row["slower"] == 1.0 and row["false"] == 1.0  # "false" counts any direction

@@ -127,15 +127,23 @@ def _against(previous: tuple[str, Any] | None, steps: Any, design: sequential.De
             "verdict": None,
         }
     name, before = previous
-    ratio, low, high = stats.ratio_ci(steps, before)
-    if low is None or high is None:
-        verdict = "undecided"
-    else:
-        verdict = sequential.classify(math.log(low), math.log(high), design)
+    ratio, low, high, verdict = neighbour_verdict(steps, before, design)
     return {
         "versus": name,
         "ratio": ratio,
         "ratio_low": low,
         "ratio_high": high,
-        "verdict": WORDS[verdict],
+        "verdict": verdict,
     }
+
+
+def neighbour_verdict(
+    later: Any, earlier: Any, design: sequential.Design
+) -> tuple[float, float | None, float | None, str]:
+    """The later release's steady steps over the earlier's: ratio, interval and the verdict's
+    word. Its false-decision rate on A/A splits of real runs (the same software on both
+    sides) is measured by `python -m benchmarks.diagnostics.ratio_coverage verdicts`."""
+    ratio, low, high = stats.ratio_ci(later, earlier)
+    if low is None or high is None:
+        return ratio, low, high, WORDS["undecided"]
+    return ratio, low, high, WORDS[sequential.classify(math.log(low), math.log(high), design)]

@@ -230,6 +230,47 @@ def collect(sources: list[Path]) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------ printing
 
 
+def verdict_table(
+    groups: list[dict[str, Any]],
+    statistics: Sequence[str] = ("steady_step_s",),
+    sides: Sequence[int] = SIDES,
+    schemes: Sequence[str] = ("blocks", "random"),
+    count: int = RANDOM_SPLITS,
+) -> list[dict[str, Any]]:
+    """The release history's verdict between neighbours (analysis/compute/release_history.py
+    `neighbour_verdict`, the decision engine's margin) on A/A splits of real runs of
+    `statistics`: per scheme and n, the mean over groups of each outcome's share. "faster" and
+    "slower" are false decisions here (both sides ran the same software); "blocks" is how two
+    releases are measured when one stack's runs follow the other's."""
+    from analysis.compute.release_history import neighbour_verdict
+    from twinbench import sequential
+
+    design = sequential.load_design()
+    words = ("faster", "slower", "equivalent", "undecided")
+    rows = []
+    for scheme in schemes:
+        for n in sides:
+            usable = [
+                np.asarray(g["values"], float)
+                for g in groups
+                if g["statistic"] in statistics and len(g["values"]) >= 2 * n
+            ]
+            if not usable:
+                continue
+            shares = {w: [] for w in words}
+            for x in usable:
+                splits = random_splits(x.size, n, count) if scheme == "random" else (
+                    block_splits(x.size, n))  # fmt: skip
+                said = [neighbour_verdict(x[b], x[a], design)[3] for a, b in splits]
+                for w in words:
+                    shares[w].append(said.count(w) / len(said))
+            row = {"scheme": scheme, "n": n, "groups": len(usable)}
+            row.update({w: float(np.mean(v)) for w, v in shares.items()})
+            row["false"] = row["faster"] + row["slower"]
+            rows.append(row)
+    return rows
+
+
 def markdown(rows: list[dict[str, Any]], methods: Sequence[str]) -> str:
     head = "| split | runs a side | groups | " + " | ".join(methods) + " |"
     lines = [head, "|---|---:|---:|" + "---:|" * len(methods)]
@@ -248,7 +289,18 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("report")
     r.add_argument("groups", type=Path)
     r.add_argument("--simulate", action="store_true")
+    v = sub.add_parser("verdicts")
+    v.add_argument("groups", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "verdicts":
+        groups = json.loads(args.groups.read_text())["groups"]
+        outcomes = ["faster", "slower", "equivalent", "undecided", "false"]
+        # the steady steps a release history compares, then every per-run time the groups hold
+        for kinds in (("steady_step_s",), ("steady_step_s", "median_epoch_s", "train_time_s")):
+            print(f"\nrelease-history verdicts on A/A splits of {', '.join(kinds)}")
+            print("(false = faster + slower: the same software on both sides)\n")
+            print(markdown(verdict_table(groups, kinds), outcomes))
+        return
     if args.command == "collect":
         groups = collect(args.sources)
         lines = ",\n".join(json.dumps(g) for g in groups)  # one group a line
