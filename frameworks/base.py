@@ -198,11 +198,12 @@ class Backend(abc.ABC):
         where this backend has no such probe yet (parity then says it was not measured)."""
         return None
 
-    def dropout_calls(self, model: Any, x: np.ndarray) -> dict[str, int] | None:
-        """How often each dropout layer with a rate runs in one training-mode forward on batch
-        `x`; None where a model cannot hold a dropout layer its forward skips (a Keras
-        functional model tracks only the layers its graph calls)."""
-        return None
+    def dropout_in_forward(self, model: Any, x: np.ndarray) -> dict[str, dict[str, float]]:
+        """Each dropout layer with a rate in one training-mode forward on batch `x`, by its
+        effect: {"rate", "calls", "inputs" (nonzero values it was handed), "zeroed" (of those)}.
+        Parity judges the zeroed share against the rate (twinbench/parity/distributions.py):
+        a layer the forward skips, or calls so that it drops nothing, fails there."""
+        raise NotImplementedError(f"{self.name} has no dropout-in-forward probe")
 
     def activations(
         self, model: Any, model_name: str, x: np.ndarray, layers: list[str]

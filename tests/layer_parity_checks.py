@@ -207,41 +207,75 @@ def keras_attention_dropout(mutated: bool) -> dict:
     return {"figures": figures, "failures": failures}
 
 
-# A residual dropout the forward no longer calls, its module left in place (one line of
-# models/gpt.py's torch half).
+# A residual dropout the forward no longer calls, its module left in place; and one it calls in
+# inference mode, so it runs and drops nothing (one line each of models/gpt.py's torch half).
 RESIDUAL_LINE = 'h = h + blk("drop_1")(blk("attn")(blk("ln_1")(h)))'
-RESIDUAL_MUTATION = 'h = h + blk("attn")(blk("ln_1")(h))'
+RESIDUAL_MUTATIONS = {
+    "skipped": 'h = h + blk("attn")(blk("ln_1")(h))',
+    "called in eval mode": 'h = h + blk("drop_1").eval()(blk("attn")(blk("ln_1")(h)))',
+}
 
 
-def dropout_calls(mutated: bool) -> dict:
-    """gpt's torch half in one training forward: how often each dropout module with a rate
-    runs (parity's check), and what the layer probe of before reads of drop_1."""
+def dropout_in_forward(mutation: str | None) -> dict:
+    """gpt's torch half in one training forward: each dropout module with a rate by its effect
+    (parity's check), and what the layer probe of before reads of drop_1."""
     import inspect
     import types
 
-    from frameworks.torch_native.stochastic import dropout_calls as calls_of
+    from frameworks.torch_native.stochastic import dropout_in_forward as effect_of
     from frameworks.torch_native.stochastic import dropout_probe
     from models import gpt
-    from twinbench.parity import distributions
-    from twinbench.parity.draws import PREFIX
 
     source = inspect.getsource(gpt)
     assert RESIDUAL_LINE in source, "the line to mutate is gone"
+    if mutation:
+        source = source.replace(RESIDUAL_LINE, RESIDUAL_MUTATIONS[mutation])
     module = types.ModuleType("gpt_mutated")
-    exec(compile(source.replace(RESIDUAL_LINE, RESIDUAL_MUTATION) if mutated else source,
-                 gpt.__file__, "exec"), module.__dict__)  # fmt: skip
+    exec(compile(source, gpt.__file__, "exec"), module.__dict__)
     arch = {**model_config("gpt")["arch"], "chars": CHARS, "layers": 1}
+    torch.manual_seed(0)
     model = module.torch_model(**arch)
     x = np.random.default_rng(0).integers(0, CHARS, (2, arch["maxlen"])).astype(np.int64)
-    calls = calls_of(model, x)
-    arrays = {f"{PREFIX}dropout_calls:{k}": np.array(v) for k, v in calls.items()}
-    _, failures = distributions.compare_all(arrays, arrays, {"arch": {}})
+    seen = effect_of(model, x)
     probe = {n: [r, float(np.mean(o == 0))] for n, r, o in dropout_probe(model, 100_000)}
-    return {
-        "calls": calls,
-        "failures": [f for f in failures if "never runs" in f],
-        "layer_probe_drop_1": probe["h0_drop_1"],
-    }
+    return {**_judged(seen), "layer_probe_drop_1": probe["h0_drop_1"]}
+
+
+def _judged(seen: dict) -> dict:
+    """A side's dropout_in_forward figures through parity's check, as draws.py stores them."""
+    from twinbench.parity import distributions
+    from twinbench.parity.draws import PREFIX
+
+    arrays = {f"{PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in seen.items()}
+    figures, failures = distributions.check_dropout_in_forward(arrays, "backend")
+    return {"seen": seen, "figures": figures, "failures": failures}
+
+
+def keras_dropout_in_forward(mutated: bool) -> dict:
+    """Keras' probe on a block written as a layer of its own, whose residual dropout is called
+    with training=False when `mutated` (the one line that differs): a functional model passes
+    its training flag to each layer it calls, but a layer's own call decides for the layers
+    inside it."""
+
+    class Block(keras.layers.Layer):
+        def __init__(self, width: int, rate: float, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = keras.layers.Dense(width, activation="relu")
+            self.drop = keras.layers.Dropout(rate)
+
+        def call(self, x, training=None):
+            if mutated:
+                return x + self.drop(self.dense(x), training=False)
+            return x + self.drop(self.dense(x), training=training)
+
+    from frameworks.keras.stochastic import dropout_in_forward as effect_of
+
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input((256,))
+    h = keras.layers.Dropout(0.2, name="outer")(inputs)
+    model = keras.Model(inputs, Block(256, 0.2, name="block")(h))
+    x = np.random.default_rng(0).normal(size=(8, 256)).astype("float32")
+    return _judged(effect_of(model, x))
 
 
 def main() -> None:
@@ -261,7 +295,12 @@ def main() -> None:
     }
     for label, (kernel, old, new) in DROPOUT_MUTATIONS.items():
         out["attention_dropout"][label] = attention_dropout(kernel, (old, new))
-    out["dropout_calls"] = {"unmutated": dropout_calls(False), "mutated": dropout_calls(True)}
+    out["dropout_in_forward"] = {
+        label: dropout_in_forward(label) for label in (None, *RESIDUAL_MUTATIONS)
+    }
+    out["keras_dropout_in_forward"] = {
+        "unmutated": keras_dropout_in_forward(False), "mutated": keras_dropout_in_forward(True)
+    }  # fmt: skip
     out["keras_attention_dropout"] = {
         "unmutated": keras_attention_dropout(False), "mutated": keras_attention_dropout(True)
     }  # fmt: skip

@@ -113,14 +113,35 @@ def test_keras_half_attention_dropout_fails_when_its_kernel_stops_dropping(check
     assert "declares rate 0.2" in found["mutated"]["failures"][0]
 
 
-def test_a_dropout_module_the_forward_stops_calling_fails(checks):
-    found = checks["dropout_calls"]
-    assert found["unmutated"]["failures"] == []
-    assert found["unmutated"]["calls"] == {"drop": 1, "h0_drop_1": 1, "h0_drop_2": 1}
-    # the mutated forward skips drop_1; the layer probe still finds it dropping at 0.2 ...
-    rate, zeroed = found["mutated"]["layer_probe_drop_1"]
-    assert rate == 0.2 and abs(zeroed - 0.2) < 0.01
-    # ... the training forward shows it never runs
-    assert found["mutated"]["failures"] == [
+def test_a_dropout_module_the_forward_skips_or_calls_in_eval_mode_fails(checks):
+    found = checks["dropout_in_forward"]
+    unmutated = found["null"]  # JSON's name for the unmutated forward (label None)
+    assert unmutated["failures"] == []
+    assert {k: v["calls"] for k, v in unmutated["seen"].items()} == {
+        "drop": 1, "h0_drop_1": 1, "h0_drop_2": 1
+    }  # fmt: skip
+    for layer in unmutated["figures"]["layers"].values():  # by effect: about its rate
+        assert layer["rate"] == 0.2 and abs(layer["zeroed_share"] - 0.2) < 0.01
+    # both mutations leave drop_1 in place, and the layer probe still finds it dropping at 0.2
+    for label in ("skipped", "called in eval mode"):
+        rate, zeroed = found[label]["layer_probe_drop_1"]
+        assert rate == 0.2 and abs(zeroed - 0.2) < 0.01
+    # ... the training forward shows one never runs, the other runs and drops nothing
+    assert found["skipped"]["failures"] == [
         "dropout: backend layer h0_drop_1 holds a rate, but a training forward never runs it"
     ]
+    [failure] = found["called in eval mode"]["failures"]
+    assert failure.startswith("dropout: backend layer h0_drop_1 zeroes 0.0000 of the values")
+    assert found["called in eval mode"]["seen"]["h0_drop_1"]["calls"] == 1
+
+
+def test_keras_probe_sees_a_dropout_its_block_calls_with_training_false(checks):
+    found = checks["keras_dropout_in_forward"]
+    assert found["unmutated"]["failures"] == []
+    seen = found["unmutated"]["seen"]
+    assert len(seen) == 2 and "outer" in seen  # the model's own Dropout and the block's
+    for layer in found["unmutated"]["figures"]["layers"].values():
+        assert layer["calls"] == 1 and abs(layer["zeroed_share"] - 0.2) < 0.05
+    # the block's Dropout called with training=False: it runs once and zeroes nothing
+    [failure] = found["mutated"]["failures"]
+    assert " zeroes 0.0000 of the values a training forward hands it, not its rate 0.2" in failure

@@ -230,6 +230,9 @@ class KerasBackend(Backend):
                 found.append((layer.name, float(layer.rate), np.asarray(out).reshape(-1)))
         return found
 
+    def dropout_in_forward(self, model: keras.Model, x: np.ndarray) -> dict[str, dict[str, float]]:
+        return keras_stochastic.dropout_in_forward(model, x)
+
     def augment_probe(
         self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
     ) -> np.ndarray | None:

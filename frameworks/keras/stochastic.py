@@ -1,5 +1,6 @@
-"""Keras' side of the stochastic parity probes that need a training loop: what fit's validation
-pass hands the network (twinbench/parity/draws.py asks; the certificate fingerprints this file).
+"""Keras' side of the stochastic parity probes that need the model or a training loop: each
+dropout layer's effect in a training forward, and what fit's validation pass hands the network
+(twinbench/parity/draws.py asks; the certificate fingerprints this file).
 torch's counterpart is frameworks/torch_native/stochastic.py."""
 
 from __future__ import annotations
@@ -96,4 +97,42 @@ def attention_dropout_probe(
                 },
             )
         )
+    return found
+
+
+def dropout_in_forward(model: keras.Model, x: np.ndarray) -> dict[str, dict[str, float]]:
+    """Each Dropout layer with a rate (nested ones included: an attention layer's own too,
+    which Keras calls on its explicit path whenever the rate is above 0) in one training-mode
+    forward on `x`, by its effect: its rate, how often it ran, how many nonzero values it was
+    handed and how many of those it zeroed. Each layer's call is wrapped on the instance for
+    this one eager forward, so a layer called with training=False, or not at all, shows."""
+    sites = {
+        layer.name: layer
+        for layer in model._flatten_layers(include_self=False, recursive=True)
+        if isinstance(layer, keras.layers.Dropout) and layer.rate > 0
+    }
+    found = {
+        name: {"rate": float(layer.rate), "calls": 0, "inputs": 0, "zeroed": 0}
+        for name, layer in sites.items()
+    }
+
+    def counting(name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            out = call(inputs, *args, **kwargs)
+            nonzero = np.asarray(keras.ops.convert_to_numpy(inputs)) != 0
+            dropped = np.asarray(keras.ops.convert_to_numpy(out)) == 0
+            found[name]["calls"] += 1
+            found[name]["inputs"] += int(nonzero.sum())
+            found[name]["zeroed"] += int((nonzero & dropped).sum())
+            return out
+
+        return counted
+
+    for name, layer in sites.items():
+        layer.call = counting(name, layer.call)
+    try:
+        model(x, training=True)
+    finally:
+        for layer in sites.values():
+            del layer.call  # the class's own method again
     return found

@@ -191,8 +191,8 @@ class TorchBackend(Backend):
     ) -> list[tuple[str, float, dict[str, float]]]:
         return torch_stochastic.attention_dropout_probe(model, tokens, draws, seed)
 
-    def dropout_calls(self, model: nn.Module, x: np.ndarray) -> dict[str, int]:
-        return torch_stochastic.dropout_calls(model, x)
+    def dropout_in_forward(self, model: nn.Module, x: np.ndarray) -> dict[str, dict[str, float]]:
+        return torch_stochastic.dropout_in_forward(model, x)
 
     @torch.inference_mode()
     def activations(

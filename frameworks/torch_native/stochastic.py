@@ -126,11 +126,13 @@ def attention_dropout_probe(
 
 
 @torch.no_grad()
-def dropout_calls(model: nn.Module, x: np.ndarray) -> dict[str, int]:
-    """How often each dropout module with a rate runs in one training-mode forward on `x`.
-    A module the forward never calls holds a rate no run applies, which the layer probe (it
-    calls each module itself) cannot see. An attention module's own dropout is left out: its
-    fused kernel takes the rate without calling it, and attention_dropout_probe judges it."""
+def dropout_in_forward(model: nn.Module, x: np.ndarray) -> dict[str, dict[str, float]]:
+    """Each dropout module with a rate in one training-mode forward on `x`, by its effect: its
+    rate, how often it ran, how many nonzero values it was handed and how many of those it
+    zeroed. A module the forward never calls, or calls in a way that drops nothing, holds a
+    rate no run applies, which the layer probe (it calls each module itself) cannot see. An
+    attention module's own dropout is left out: its fused kernel takes the rate without
+    calling it, and attention_dropout_probe judges it."""
     counted = {
         name: layer
         for name, layer in model.named_modules()
@@ -138,19 +140,30 @@ def dropout_calls(model: nn.Module, x: np.ndarray) -> dict[str, int]:
         and layer.p > 0
         and not name.endswith("attention_dropout")
     }
-    calls = dict.fromkeys(counted, 0)
+    found = {
+        name: {"rate": float(layer.p), "calls": 0, "inputs": 0, "zeroed": 0}
+        for name, layer in counted.items()
+    }
+
+    def record(name: str, given: torch.Tensor, out: torch.Tensor) -> None:
+        nonzero = given != 0
+        found[name]["calls"] += 1
+        found[name]["inputs"] += int(nonzero.sum())
+        found[name]["zeroed"] += int((nonzero & (out == 0)).sum())
+
     hooks = [
         layer.register_forward_hook(
-            lambda _m, _i, _o, name=name: calls.__setitem__(name, calls[name] + 1)
+            lambda _m, args, out, name=name: record(name, args[0].detach(), out.detach())
         )
         for name, layer in counted.items()
     ]
     was_training = model.training
     try:
         model.train()
-        model(torch.from_numpy(x))
+        with torch.no_grad():
+            model(torch.from_numpy(x))
     finally:
         model.train(was_training)
         for hook in hooks:
             hook.remove()
-    return calls
+    return found

@@ -301,6 +301,35 @@ def check_attention_dropout(other: dict[str, Any], side: str = "backend") -> Res
     return {"variance_rtol": rtol, "layers": layers}, failures
 
 
+def check_dropout_in_forward(arrays: dict[str, Any], side: str) -> Result:
+    """Each dropout layer with a rate as one training forward applied it (draws.py): it must
+    run, and zero a share of the nonzero values it is handed that passes a binomial test at its
+    own rate (Bonferroni over the side's layers, dropout's family_alpha). A layer skipped, or
+    called so that it drops nothing (training=False), fails, though the layer probe, which
+    calls each layer itself, passes it."""
+    import json
+
+    found = {k: json.loads(str(v)) for k, v in section(arrays, "dropout_in_forward").items()}
+    alpha = settings()["dropout"]["family_alpha"] / max(1, len(found))
+    layers, failures = {}, []
+    for name in sorted(found):
+        seen = found[name]
+        share = seen["zeroed"] / seen["inputs"] if seen["inputs"] else None
+        p = _binomial_p(seen["zeroed"], seen["inputs"], seen["rate"]) if seen["inputs"] else 0.0
+        layers[name] = {**seen, "zeroed_share": share, "binomial_p": p}
+        if seen["calls"] == 0:
+            failures.append(
+                f"dropout: {side} layer {name} holds a rate, but a training forward never runs it"
+            )
+        elif p < alpha:
+            failures.append(
+                f"dropout: {side} layer {name} zeroes {share or 0:.4f} of the values a training "
+                f"forward hands it, not its rate {seen['rate']:g} (binomial p {p:.2g} < "
+                f"{alpha:.2g})"
+            )
+    return {"per_test_alpha": alpha, "layers": layers}, failures
+
+
 def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str, Any]) -> Result:
     """Every stochastic check of one backend's draws (and the reference's augmentation) ->
     ({"init": ..., "dropout": ..., "augment": ..., "validation": ...}, failures)."""
@@ -314,12 +343,10 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     ref_val, f_ref_val = check_validation(reference.get(f"{PREFIX}validation"), spec, "reference")
     my_val, f_my_val = check_validation(other.get(f"{PREFIX}validation"), spec, "backend")
     attention, f_att = check_attention_dropout(other)
-    attention["calls"] = {k: int(v) for k, v in section(other, "dropout_calls").items()}
-    f_att += [
-        f"dropout: backend layer {name} holds a rate, but a training forward never runs it"
-        for name, count in attention["calls"].items()
-        if count == 0
-    ]
+    in_forward = {}
+    for side, arrays in (("reference", reference), ("backend", other)):
+        in_forward[side], f_forward = check_dropout_in_forward(arrays, side)
+        f_att += f_forward
     # the reference's own kernel too: a certificate pair is only as good as both halves
     on_reference, f_att_ref = check_attention_dropout(reference, "reference")
     attention["reference_layers"] = on_reference["layers"]
@@ -328,6 +355,7 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
         "init": init,
         "dropout": dropout,
         "attention_dropout": attention,
+        "dropout_in_forward": in_forward,
         "augment": {"reference": ref_aug, "backend": my_aug},
         "validation": {"reference": ref_val, "backend": my_val},
     }

@@ -1,5 +1,6 @@
 """What a backend draws at random, collected inside its parity stage (one framework per process):
-fresh initial weights from its own generator, each dropout layer's training-mode output, its
+fresh initial weights from its own generator, each dropout layer's training-mode output (alone,
+and by its effect inside one training forward of the model), its
 training-time augmentation of a probe batch, and (where it augments) the same probe batch as its
 validation pass hands it to the network, which must leave it unaugmented. distributions.py
 compares the draws; the settings (seeds, probe sizes, false-alarm rates) are
@@ -58,7 +59,8 @@ def draw(
 ) -> dict[str, Any]:
     """Inside a stage: the reference draws initial weights at two seeds (a tensor equal in both
     is deterministic), any other backend at its own seed; then the dropout and augmentation
-    probes. `cfg` is the training configuration (training_config)."""
+    probes; with a probe batch `x`, each dropout layer's effect in a training forward of its
+    first `forward_rows` rows. `cfg` is the training configuration (training_config)."""
     conf = settings()
     seeds = conf["init"]["reference_seeds"] if reference else [conf["init"]["backend_seed"]]
     out: dict[str, Any] = {}
@@ -74,10 +76,12 @@ def draw(
     ):
         out[f"{PREFIX}dropout:{i}:{name}"] = np.array(rate)
         out[f"{PREFIX}dropout_out:{i}:{name}"] = values.astype(np.float32)
-    # Every dropout layer with a rate must run in a training forward on a probe batch `x`.
-    calls = backend.dropout_calls(model, x) if x is not None else None
-    for name, count in (calls or {}).items():
-        out[f"{PREFIX}dropout_calls:{name}"] = np.array(count)
+    # Every dropout layer with a rate must run, and drop at its rate, in a training forward on a
+    # probe batch `x` (by effect: a layer called with training=False runs but drops nothing).
+    if x is not None:
+        rows = conf["dropout"]["forward_rows"]
+        for name, seen in backend.dropout_in_forward(model, x[:rows]).items():
+            out[f"{PREFIX}dropout_in_forward:{name}"] = np.array(json.dumps(seen))
     # Attention dropout by its effect on the kernel that runs (a fused kernel may ignore the
     # rate its Dropout module holds, which the layer probe above cannot see).
     att = conf["attention_dropout"]

@@ -137,7 +137,7 @@ def stage_model(
     is_reference = framework == reference
     if draws_only:
         found = draws.draw(
-            backend, model_name, draws.training_config(model_name, cfg), is_reference, x[:2]
+            backend, model_name, draws.training_config(model_name, cfg), is_reference, x
         )
         np.savez(workdir / f"{framework}.npz", **found)
         return
@@ -180,7 +180,7 @@ def stage_model(
     # for a certificate (the BASE variant), not for the optimizer variants tests compare.
     if BASE in variants:
         training_cfg = draws.training_config(model_name, cfg)
-        out.update(draws.draw(backend, model_name, training_cfg, is_reference, x[:2]))
+        out.update(draws.draw(backend, model_name, training_cfg, is_reference, x))
     np.savez(workdir / f"{framework}.npz", **out)
 
 
