@@ -207,12 +207,14 @@ def keras_attention_dropout(mutated: bool) -> dict:
     return {"figures": figures, "failures": failures}
 
 
-# A residual dropout the forward no longer calls, its module left in place; and one it calls in
-# inference mode, so it runs and drops nothing (one line each of models/gpt.py's torch half).
+# A residual dropout the forward no longer calls, its module left in place; one it calls in
+# inference mode, so it runs and drops nothing; one it calls and drops with, then discards
+# (one line each of models/gpt.py's torch half).
 RESIDUAL_LINE = 'h = h + blk("drop_1")(blk("attn")(blk("ln_1")(h)))'
 RESIDUAL_MUTATIONS = {
     "skipped": 'h = h + blk("attn")(blk("ln_1")(h))',
     "called in eval mode": 'h = h + blk("drop_1").eval()(blk("attn")(blk("ln_1")(h)))',
+    "output discarded": 'h = h + blk("attn")(blk("ln_1")(h)) + 0 * blk("drop_1")(h)',
 }
 
 
@@ -251,11 +253,16 @@ def _judged(seen: dict) -> dict:
     return {"seen": seen, "figures": figures, "failures": failures}
 
 
-def keras_dropout_in_forward(mutated: bool) -> dict:
-    """Keras' probe on a block written as a layer of its own, whose residual dropout is called
-    with training=False when `mutated` (the one line that differs): a functional model passes
-    its training flag to each layer it calls, but a layer's own call decides for the layers
-    inside it."""
+# Keras' block (below) as written, and its one-line mutations: its residual dropout called
+# with training=False (it runs and drops nothing), or called and its output discarded.
+KERAS_BLOCK_MUTATIONS = ("training=False", "output discarded")
+
+
+def keras_dropout_in_forward(mutation: str | None) -> dict:
+    """Keras' probe on a block written as a layer of its own, whose residual dropout line is
+    mutated as `mutation` says: a functional model passes its training flag to each layer it
+    calls, but a layer's own call decides for the layers inside it, and what it does with
+    their outputs."""
 
     class Block(keras.layers.Layer):
         def __init__(self, width: int, rate: float, **kwargs):
@@ -264,8 +271,10 @@ def keras_dropout_in_forward(mutated: bool) -> dict:
             self.drop = keras.layers.Dropout(rate)
 
         def call(self, x, training=None):
-            if mutated:
+            if mutation == "training=False":
                 return x + self.drop(self.dense(x), training=False)
+            if mutation == "output discarded":
+                return x + self.dense(x) + 0 * self.drop(self.dense(x), training=training)
             return x + self.drop(self.dense(x), training=training)
 
     from frameworks.keras.stochastic import dropout_in_forward as effect_of
@@ -299,8 +308,9 @@ def main() -> None:
         label: dropout_in_forward(label) for label in (None, *RESIDUAL_MUTATIONS)
     }
     out["keras_dropout_in_forward"] = {
-        "unmutated": keras_dropout_in_forward(False), "mutated": keras_dropout_in_forward(True)
-    }  # fmt: skip
+        "unmutated": keras_dropout_in_forward(None),
+        **{label: keras_dropout_in_forward(label) for label in KERAS_BLOCK_MUTATIONS},
+    }
     out["keras_attention_dropout"] = {
         "unmutated": keras_attention_dropout(False), "mutated": keras_attention_dropout(True)
     }  # fmt: skip

@@ -135,13 +135,33 @@ def test_a_dropout_module_the_forward_skips_or_calls_in_eval_mode_fails(checks):
     assert found["called in eval mode"]["seen"]["h0_drop_1"]["calls"] == 1
 
 
-def test_keras_probe_sees_a_dropout_its_block_calls_with_training_false(checks):
+def test_a_dropout_whose_output_the_forward_discards_fails(checks):
+    """It runs and drops at its rate, so only its effect on the model's output shows it."""
+    found = checks["dropout_in_forward"]
+    floor = found["null"]["figures"]["output_change_min"]
+    for name, layer in found["null"]["seen"].items():  # each site alone moves the output
+        assert layer["output_change"] > 10 * floor, name
+    discarded = found["output discarded"]
+    seen = discarded["seen"]["h0_drop_1"]
+    assert seen["calls"] == 1 and abs(seen["zeroed"] / seen["inputs"] - 0.2) < 0.01
+    assert seen["output_change"] == 0.0  # what it returns is multiplied by 0
+    [failure] = discarded["failures"]
+    assert failure.startswith("dropout: backend layer h0_drop_1 drops, but what it returns never")
+
+
+def test_keras_probe_sees_a_dropout_its_block_calls_with_training_false_or_discards(checks):
     found = checks["keras_dropout_in_forward"]
     assert found["unmutated"]["failures"] == []
     seen = found["unmutated"]["seen"]
     assert len(seen) == 2 and "outer" in seen  # the model's own Dropout and the block's
+    floor = found["unmutated"]["figures"]["output_change_min"]
     for layer in found["unmutated"]["figures"]["layers"].values():
         assert layer["calls"] == 1 and abs(layer["zeroed_share"] - 0.2) < 0.05
+        assert layer["output_change"] > 10 * floor
     # the block's Dropout called with training=False: it runs once and zeroes nothing
-    [failure] = found["mutated"]["failures"]
+    [failure] = found["training=False"]["failures"]
     assert " zeroes 0.0000 of the values a training forward hands it, not its rate 0.2" in failure
+    # ... or called, dropping at its rate, and its output thrown away
+    [failure] = found["output discarded"]["failures"]
+    assert " drops, but what it returns never reaches the model's output" in failure
+    assert found["output discarded"]["seen"]["outer"]["output_change"] > 10 * floor

@@ -104,7 +104,8 @@ def dropout_in_forward(model: keras.Model, x: np.ndarray) -> dict[str, dict[str,
     """Each Dropout layer with a rate (nested ones included: an attention layer's own too,
     which Keras calls on its explicit path whenever the rate is above 0) in one training-mode
     forward on `x`, by its effect: its rate, how often it ran, how many nonzero values it was
-    handed and how many of those it zeroed. Each layer's call is wrapped on the instance for
+    handed and how many of those it zeroed; then how much it alone moves the model's output
+    (`output_change`). Each layer's call is wrapped on the instance for
     this one eager forward, so a layer called with training=False, or not at all, shows."""
     sites = {
         layer.name: layer
@@ -135,4 +136,26 @@ def dropout_in_forward(model: keras.Model, x: np.ndarray) -> dict[str, dict[str,
     finally:
         for layer in sites.values():
             del layer.call  # the class's own method again
+    for name, layer in sites.items():
+        found[name]["output_change"] = _output_change(model, layer, x)
     return found
+
+
+def _output_change(model: keras.Model, site: keras.layers.Dropout, x: np.ndarray) -> float:
+    """How much `site` alone moves the model's output (torch_native/stochastic.py's
+    _output_change): the model in inference mode, this one Dropout's call told training=True,
+    on two copies of `x` in one batch, each drawing its own mask."""
+    call = site.call
+
+    def training(inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return call(inputs, *args, **{**kwargs, "training": True})
+
+    site.call = training
+    try:
+        out = model(np.concatenate([x, x]), training=False)
+    finally:
+        del site.call
+    out = np.asarray(keras.ops.convert_to_numpy(out), np.float64)
+    first, second = out[: len(x)], out[len(x) :]
+    scale = float(np.abs(first).mean())
+    return float(np.abs(first - second).mean()) / scale if scale > 0 else 0.0

@@ -129,8 +129,9 @@ def attention_dropout_probe(
 def dropout_in_forward(model: nn.Module, x: np.ndarray) -> dict[str, dict[str, float]]:
     """Each dropout module with a rate in one training-mode forward on `x`, by its effect: its
     rate, how often it ran, how many nonzero values it was handed and how many of those it
-    zeroed. A module the forward never calls, or calls in a way that drops nothing, holds a
-    rate no run applies, which the layer probe (it calls each module itself) cannot see. An
+    zeroed; then how much it alone moves the model's output (`output_change`). A module the
+    forward never calls, calls in a way that drops nothing, or whose output it discards, holds
+    a rate no run applies, which the layer probe (it calls each module itself) cannot see. An
     attention module's own dropout is left out: its fused kernel takes the rate without
     calling it, and attention_dropout_probe judges it."""
     counted = {
@@ -166,4 +167,24 @@ def dropout_in_forward(model: nn.Module, x: np.ndarray) -> dict[str, dict[str, f
         model.train(was_training)
         for hook in hooks:
             hook.remove()
+    for name, layer in counted.items():
+        found[name]["output_change"] = _output_change(model, layer, x)
     return found
+
+
+@torch.no_grad()
+def _output_change(model: nn.Module, site: nn.Module, x: np.ndarray) -> float:
+    """How much `site` alone moves the model's output: the model in inference mode but for this
+    one dropout, on two copies of `x` in one batch (each copy draws its own mask), as the mean
+    absolute difference of the copies' outputs over their mean magnitude. 0 when the forward
+    calls the site but discards what it returns (or drops on a tensor the output never sees)."""
+    was_training = model.training
+    try:
+        model.eval()
+        site.train()
+        out = model(torch.from_numpy(np.concatenate([x, x]))).double()
+    finally:
+        model.train(was_training)
+    first, second = out[: len(x)], out[len(x) :]
+    scale = float(first.abs().mean())
+    return float((first - second).abs().mean()) / scale if scale > 0 else 0.0

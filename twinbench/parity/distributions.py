@@ -306,11 +306,13 @@ def check_dropout_in_forward(arrays: dict[str, Any], side: str) -> Result:
     run, and zero a share of the nonzero values it is handed that passes a binomial test at its
     own rate (Bonferroni over the side's layers, dropout's family_alpha). A layer skipped, or
     called so that it drops nothing (training=False), fails, though the layer probe, which
-    calls each layer itself, passes it."""
+    calls each layer itself, passes it; so does one whose output the forward discards, which
+    it alone then leaves the model's output as it was (`output_change`)."""
     import json
 
     found = {k: json.loads(str(v)) for k, v in section(arrays, "dropout_in_forward").items()}
     alpha = settings()["dropout"]["family_alpha"] / max(1, len(found))
+    reaches = settings()["dropout"]["output_change_min"]
     layers, failures = {}, []
     for name in sorted(found):
         seen = found[name]
@@ -327,7 +329,17 @@ def check_dropout_in_forward(arrays: dict[str, Any], side: str) -> Result:
                 f"forward hands it, not its rate {seen['rate']:g} (binomial p {p:.2g} < "
                 f"{alpha:.2g})"
             )
-    return {"per_test_alpha": alpha, "layers": layers}, failures
+        elif seen.get("output_change") is None:
+            failures.append(
+                f"dropout: {side} layer {name}: its effect on the output was not measured"
+            )
+        elif seen["output_change"] < reaches:
+            failures.append(
+                f"dropout: {side} layer {name} drops, but what it returns never reaches the "
+                f"model's output (it alone moves the output by {seen['output_change']:.2g} of its "
+                f"size, under {reaches:g})"
+            )
+    return {"per_test_alpha": alpha, "output_change_min": reaches, "layers": layers}, failures
 
 
 def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str, Any]) -> Result:
