@@ -54,7 +54,10 @@ SHARED_FIXTURES = {
     "every_backend_sweeps": (
         "tests/test_every_backend.py", "tests/test_image_models.py", "tests/test_text_models.py"
     ),
-    "tiny_sweep": ("tests/test_budget.py", "tests/test_profile.py", "tests/test_runs.py"),
+    "tiny_sweep": (
+        "tests/test_budget.py", "tests/test_profile.py", "tests/test_runs.py",
+        "tests/test_settings.py",
+    ),
     "installed_site": ("tests/test_installed_copy.py", "tests/test_packaging.py"),
 }  # fmt: skip
 _UNIT_OF_FILE = {path: name for name, paths in SHARED_FIXTURES.items() for path in paths}

@@ -18,22 +18,31 @@ from twinbench.parity import certificates, compare, stages
 
 
 # Over 60 s (about 600 s on the Zen 3 since issue 44's per-layer probes and dropout draws; 250 s
-# before): every model's parity on every backend; one stage process
-# per backend serves all models, and the non-reference stages already run side by side.
+# before): every model's parity on every backend, and mlp's optimizer variants (the mutation
+# tests below) trained in the same stages: one stage process per backend serves all of it, and
+# the non-reference stages run side by side.
 @pytest.fixture(scope="module")
-def certified(tmp_path_factory):
-    """model -> backend -> its report against the reference: every model on every backend
-    checked in one go (one stage process per backend for all models), written under a
-    temporary folder."""
-    reports: dict[str, dict[str, compare.ParityReport]] = {}
+def parity_runs(tmp_path_factory):
+    """(model -> backend -> its report against the reference, mlp's variant label -> its
+    failures, the folder the certificates were written to): every model on every backend and
+    every optimizer variant of mlp, in one set of stage processes."""
+    found, variants = compare.check_many_and_variants(
+        group_choices("model"), {"mlp": mlp_variants()}
+    )
     folder = tmp_path_factory.mktemp("parity")  # never into the repository's results/
+    reports = {name: {r.backend: r for r in per_model} for name, per_model in found.items()}
+    for per_model in found.values():
+        for report in per_model:
+            certificates.write_certificate(report, folder)
+    return reports, variants["mlp"], folder
+
+
+@pytest.fixture(scope="module")
+def certified(parity_runs):
+    """model -> (backend -> its report against the reference, the certificates' folder)."""
+    reports, _, folder = parity_runs
 
     def check(model: str) -> tuple[dict[str, compare.ParityReport], object]:
-        if not reports:
-            for name, found in compare.check_many(group_choices("model")).items():
-                reports[name] = {r.backend: r for r in found}
-                for report in found:
-                    certificates.write_certificate(report, folder)
         return reports[model], folder
 
     return check
@@ -116,11 +125,8 @@ KERAS_RUNTIME_MUTATIONS = {
 }
 
 
-# Over 60 s on the Zen 3 (about 80 s): every optimizer mutation trained on mlp, one stage process
-# per backend for all of them; a mutation must be trained to be caught.
-@pytest.fixture(scope="module")
-def mutated_mlp() -> dict[str, list[str]]:
-    """Every variant trained on mlp, one process per backend."""
+def mlp_variants() -> dict[str, dict[str, dict]]:
+    """Every optimizer variant for mlp: label -> backend -> its optimizer spec."""
     variants = {label: {"tensorflow": k, "torch": t} for label, (k, t) in MUTATIONS.items()}
     keras = [b for b in stages.other_backends() if registry.spec(b).api == "keras"]
     variants.update(
@@ -135,7 +141,13 @@ def mutated_mlp() -> dict[str, list[str]]:
             for label, (backend, k, m) in KERAS_RUNTIME_MUTATIONS.items()
         }
     )
-    return compare.check_variants("mlp", json.loads(json.dumps(variants)))
+    return json.loads(json.dumps(variants))
+
+
+@pytest.fixture(scope="module")
+def mutated_mlp(parity_runs) -> dict[str, list[str]]:
+    """Every variant trained on mlp (in parity_runs' stages): label -> its failures."""
+    return parity_runs[1]
 
 
 @pytest.mark.parametrize("label", sorted(UNMUTATED))

@@ -179,20 +179,45 @@ def check_many(
 ) -> dict[str, list[ParityReport]]:
     """check_all for several models at once, one process per backend serving all of them (a
     framework's start-up paid once, not once per model): model -> its reports."""
+    return check_many_and_variants(model_names, {}, backends, reference)[0]
+
+
+def check_many_and_variants(
+    model_names: list[str],
+    variants: dict[str, Variants],
+    backends: list[str] | None = None,
+    reference: str = REFERENCE,
+) -> tuple[dict[str, list[ParityReport]], dict[str, dict[str, list[str]]]]:
+    """check_many, and in the same stage processes the optimizer variants of check_variants
+    ({model: {label: {backend: spec}}}, trained after each model's configured optimizer from
+    the same initial weights): (model -> its reports, model -> label -> its failures). One set
+    of framework start-ups serves both."""
     backends = backends or other_backends(reference)
     cfgs = {name: model_config(name) for name in model_names}
-    variants = {
-        name: {BASE: {b: cfg["optimizer"] for b in [reference, *backends]}}
+    # The configured optimizer first, as check_many alone would train it; the variants after.
+    every = {
+        name: {
+            BASE: {b: cfg["optimizer"] for b in [reference, *backends]},
+            **variants.get(name, {}),
+        }
         for name, cfg in cfgs.items()
     }
-    outputs = run_stages_many(variants, reference)
-    return {
+    clash = [name for name, per_model in variants.items() if BASE in per_model]
+    if clash:
+        raise ValueError(f"a variant may not be labelled {BASE!r}: {', '.join(clash)}")
+    outputs = run_stages_many(every, reference)
+    reports = {
         name: [
             _pair_report(name, cfg, outputs[name][reference], outputs[name][b], b, reference)
             for b in backends
         ]
         for name, cfg in cfgs.items()
     }
+    failures = {
+        name: _variant_failures(name, per_model, outputs[name], reference)
+        for name, per_model in variants.items()
+    }
+    return reports, failures
 
 
 def check(model_name: str, backend: str, reference: str = REFERENCE) -> ParityReport:
@@ -207,6 +232,13 @@ def check_variants(
     label -> failures (empty where every backend the variant names agrees with the reference).
     The tolerances are those of the spec the reference ran."""
     outputs = run_stages(model_name, variants, reference)
+    return _variant_failures(model_name, variants, outputs, reference)
+
+
+def _variant_failures(
+    model_name: str, variants: Variants, outputs: dict[str, dict], reference: str
+) -> dict[str, list[str]]:
+    """label -> the training-parity failures of that variant in one model's stage outputs."""
     allowed = outlier_fraction(model_config(model_name))
     result = {}
     for label, specs in variants.items():
