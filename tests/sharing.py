@@ -56,7 +56,7 @@ SHARED_FIXTURES = {
     ),
     "tiny_sweep": (
         "tests/test_budget.py", "tests/test_profile.py", "tests/test_runs.py",
-        "tests/test_settings.py",
+        "tests/test_settings.py", "tests/test_redteam.py",
     ),
     "installed_site": ("tests/test_installed_copy.py", "tests/test_packaging.py"),
 }  # fmt: skip
