@@ -223,6 +223,11 @@ def stochastic_problems(figures: dict[str, Any] | None) -> list[str]:
     for name, count in attention.get("calls", {}).items():
         if count == 0:
             found.append(f"dropout: backend layer {name} never runs in a training forward")
+    # Each backend dropout site handed what a reference site is (twinbench/parity/dropout_inputs.py)
+    rtol = conf["dropout"]["handed_rtol"]
+    for name, site in sorted((figures.get("dropout_inputs") or {}).get("sites", {}).items()):
+        if site.get("twin") is None or site.get("distance") is None or site["distance"] > rtol:
+            found.append(f"dropout: backend layer {name} drops another tensor than the reference")
     alpha = conf["augment"]["family_alpha"] / 3
     for side, aug in figures["augment"].items():
         if aug and (

@@ -287,6 +287,76 @@ def keras_dropout_in_forward(mutation: str | None) -> dict:
     return _judged(effect_of(model, x))
 
 
+# A residual dropout at its rate on the wrong tensor, one line of either half: gpt's torch half
+# dropping the attention's input instead of its output, imdb's Keras half the residual stream
+# instead of the attention's branch. Each site alone still runs, drops at its rate and moves
+# the output; only what it is handed differs from its twin's.
+WRONG_TENSOR = {
+    "gpt torch: drop_1 on the attention's input": (
+        "gpt", "torch", RESIDUAL_LINE, 'h = h + blk("attn")(blk("drop_1")(blk("ln_1")(h)))'
+    ),
+    "imdb keras: the first residual dropout on the stream": (
+        "imdb_transformer", "keras", "layers.Add()([h, layers.Dropout(dropout)(a)])",
+        "layers.Add()([layers.Dropout(dropout)(h), a])",
+    ),
+}  # fmt: skip
+
+
+HALVES = ("torch", "keras")
+
+
+def _source_model(name: str, half: str, arch: dict, line: tuple[str, str] | None):
+    """`half` of models/<name>.py built from its source, `line` (old, new) replaced."""
+    import importlib
+    import inspect
+    import types
+
+    original = importlib.import_module(f"models.{name}")
+    source = inspect.getsource(original)
+    if line:
+        assert line[0] in source, f"the line to mutate is gone from models/{name}.py"
+        source = source.replace(*line)
+    module = types.ModuleType(f"{name}_mutated")
+    exec(compile(source, original.__file__, "exec"), module.__dict__)
+    return (module.torch_model if half == "torch" else module.keras_model)(**arch)
+
+
+def dropout_inputs(label: str | None) -> dict:
+    """Each dropout site of the torch half against its Keras twin by what it is handed (parity's
+    check, parity/dropout_inputs.py), on one Keras build's weights, as draws.py measures them;
+    `label` names a WRONG_TENSOR mutation (None: both models unmutated)."""
+    from frameworks.keras.stochastic import dropout_in_forward as keras_effect
+    from frameworks.torch_native.stochastic import dropout_in_forward as torch_effect
+    from twinbench.parity import dropout_inputs as judge
+    from twinbench.parity.draws import PREFIX, training_config
+
+    names = [WRONG_TENSOR[label][0]] if label else ["gpt", "imdb_transformer"]
+    out = {}
+    for name in names:
+        mutation = WRONG_TENSOR[label] if label else None
+        line = {
+            h: mutation[2:] if mutation and mutation[1] == h else None for h in ("torch", "keras")
+        }
+        arch = training_config(name, config(name))["arch"]
+        keras.utils.set_random_seed(0)
+        torch.manual_seed(0)
+        reference = _source_model(name, "keras", arch, line["keras"])
+        other = _source_model(name, "torch", arch, line["torch"])
+        weights = KerasTorchBackend().export_weights(reference, name)
+        TorchBackend().import_weights(other, name, weights)
+        vocab = arch.get("chars") or arch["max_features"]
+        x = np.random.default_rng(0).integers(0, vocab, (2, arch["maxlen"]))
+        seen = {"reference": keras_effect(reference, x.astype(np.int32))}
+        seen["backend"] = torch_effect(other, x.astype(np.int64))
+        arrays = {
+            side: {f"{PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in s.items()}
+            for side, s in seen.items()
+        }
+        figures, failures = judge.compare_dropout_inputs(arrays["reference"], arrays["backend"])
+        out[name] = {"seen": seen, "figures": figures, "failures": failures}
+    return out
+
+
 def main() -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -310,6 +380,10 @@ def main() -> None:
     out["keras_dropout_in_forward"] = {
         "unmutated": keras_dropout_in_forward(None),
         **{label: keras_dropout_in_forward(label) for label in KERAS_BLOCK_MUTATIONS},
+    }
+    out["dropout_inputs"] = {
+        "unmutated": dropout_inputs(None),
+        **{label: dropout_inputs(label) for label in WRONG_TENSOR},
     }
     out["keras_attention_dropout"] = {
         "unmutated": keras_attention_dropout(False), "mutated": keras_attention_dropout(True)

@@ -19,7 +19,8 @@ import pytest
 
 from frameworks import certified, layer_parity
 from tests import certificate_fakes
-from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS
+from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS, WRONG_TENSOR
+from twinbench.parity import distributions
 from twinbench.paths import REPO_ROOT
 
 
@@ -165,3 +166,46 @@ def test_keras_probe_sees_a_dropout_its_block_calls_with_training_false_or_disca
     [failure] = found["output discarded"]["failures"]
     assert " drops, but what it returns never reaches the model's output" in failure
     assert found["output discarded"]["seen"]["outer"]["output_change"] > 10 * floor
+
+
+def test_each_dropout_site_is_handed_what_its_twin_in_the_other_half_is(checks):
+    """Unmutated, every torch site finds its Keras twin (same size, rms and mean of its input,
+    float32 rounding apart) far inside the bound; gpt's Keras half has a site more than torch
+    (its attention layers' own Dropout), which is left unmatched, not failed."""
+    found = checks["dropout_inputs"]["unmutated"]
+    rtol = found["gpt"]["figures"]["rtol"]
+    for name in ("gpt", "imdb_transformer"):
+        assert found[name]["failures"] == [], name
+        sites = found[name]["figures"]["sites"]
+        assert set(sites) == set(found[name]["seen"]["backend"])
+        assert all(s["twin"] and s["distance"] < rtol / 100 for s in sites.values()), sites
+    gpt = found["gpt"]["seen"]
+    assert len(gpt["reference"]) > len(gpt["backend"])
+
+
+@pytest.mark.parametrize("label", sorted(WRONG_TENSOR))
+def test_a_dropout_at_its_rate_on_the_wrong_tensor_fails(checks, label):
+    """Each site alone still runs, drops at its rate and moves the output (the checks before
+    pass it); the tensor it drops is not the one its twin drops."""
+    [(name, found)] = checks["dropout_inputs"][label].items()
+    assert found["failures"], f"{label}: passed"
+    mutated = {"gpt": "h0_drop_1", "imdb_transformer": "dropout1"}[name]
+    assert any(f.startswith(f"dropout: backend layer {mutated} ") for f in found["failures"])
+    for side in ("reference", "backend"):  # what parity's site-alone checks judge still passes
+        seen = found["seen"][side]
+        arrays = {f"draw:dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in seen.items()}
+        assert distributions.check_dropout_in_forward(arrays, side)[1] == [], side
+
+
+def test_a_certificates_dropout_input_figures_are_judged_again(checks):
+    """A stored site without a twin, or one whose distance was edited past the configured bound,
+    fails on reading: a certificate edited to pass reads invalid."""
+    figures = checks["dropout_inputs"]["unmutated"]["gpt"]["figures"]
+    base = {"init": {"tensors": {}}, "dropout": {"layers": []}, "augment": {}}
+    assert certified.stochastic_problems({**base, "dropout_inputs": figures}) == []
+    wrong = checks["dropout_inputs"]["gpt torch: drop_1 on the attention's input"]["gpt"]
+    assert certified.stochastic_problems({**base, "dropout_inputs": wrong["figures"]})
+    edited = {**figures["sites"], "h0_drop_1": {"twin": "dropout_2", "distance": 0.5}}
+    assert certified.stochastic_problems(
+        {**base, "dropout_inputs": {**figures, "sites": edited}}
+    ) == ["dropout: backend layer h0_drop_1 drops another tensor than the reference"]

@@ -137,17 +137,22 @@ def dropout_in_forward(model: keras.Model, x: np.ndarray) -> dict[str, dict[str,
         for layer in sites.values():
             del layer.call  # the class's own method again
     for name, layer in sites.items():
-        found[name]["output_change"] = _output_change(model, layer, x)
+        found[name].update(_output_change(model, layer, x))
     return found
 
 
-def _output_change(model: keras.Model, site: keras.layers.Dropout, x: np.ndarray) -> float:
-    """How much `site` alone moves the model's output (torch_native/stochastic.py's
-    _output_change): the model in inference mode, this one Dropout's call told training=True,
-    on two copies of `x` in one batch, each drawing its own mask."""
+def _output_change(
+    model: keras.Model, site: keras.layers.Dropout, x: np.ndarray
+) -> dict[str, float]:
+    """How much `site` alone moves the model's output, and the size, root mean square and mean of
+    what it is handed (torch_native/stochastic.py's _output_change): the model in inference mode,
+    this one Dropout's call told training=True, on two copies of `x` in one batch, each drawing
+    its own mask."""
     call = site.call
+    handed: list[np.ndarray] = []
 
     def training(inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(np.asarray(keras.ops.convert_to_numpy(inputs), np.float64).reshape(-1))
         return call(inputs, *args, **{**kwargs, "training": True})
 
     site.call = training
@@ -158,4 +163,10 @@ def _output_change(model: keras.Model, site: keras.layers.Dropout, x: np.ndarray
     out = np.asarray(keras.ops.convert_to_numpy(out), np.float64)
     first, second = out[: len(x)], out[len(x) :]
     scale = float(np.abs(first).mean())
-    return float(np.abs(first - second).mean()) / scale if scale > 0 else 0.0
+    given = np.concatenate(handed) if handed else np.zeros(0)
+    return {
+        "output_change": float(np.abs(first - second).mean()) / scale if scale > 0 else 0.0,
+        "handed_values": given.size // 2,  # per copy of x
+        "handed_rms": float(np.sqrt(np.mean(np.square(given)))) if given.size else 0.0,
+        "handed_mean": float(given.mean()) if given.size else 0.0,
+    }

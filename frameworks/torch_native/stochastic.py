@@ -168,16 +168,22 @@ def dropout_in_forward(model: nn.Module, x: np.ndarray) -> dict[str, dict[str, f
         for hook in hooks:
             hook.remove()
     for name, layer in counted.items():
-        found[name]["output_change"] = _output_change(model, layer, x)
+        found[name].update(_output_change(model, layer, x))
     return found
 
 
 @torch.no_grad()
-def _output_change(model: nn.Module, site: nn.Module, x: np.ndarray) -> float:
-    """How much `site` alone moves the model's output: the model in inference mode but for this
-    one dropout, on two copies of `x` in one batch (each copy draws its own mask), as the mean
-    absolute difference of the copies' outputs over their mean magnitude. 0 when the forward
-    calls the site but discards what it returns (or drops on a tensor the output never sees)."""
+def _output_change(model: nn.Module, site: nn.Module, x: np.ndarray) -> dict[str, float]:
+    """How much `site` alone moves the model's output, and what it is handed: the model in
+    inference mode but for this one dropout, on two copies of `x` in one batch (each copy draws
+    its own mask). `output_change`: the mean absolute difference of the copies' outputs over
+    their mean magnitude, 0 when the forward calls the site but discards what it returns (or
+    drops on a tensor the output never sees). `handed_*`: the size, root mean square and mean
+    of the tensor the site is handed, the same in every draw (every other dropout is off), so
+    the same site of the other half, on the same weights, is handed the same figures
+    (parity/dropout_inputs.py): a dropout at the right rate on the wrong tensor differs."""
+    handed: list[torch.Tensor] = []
+    hook = site.register_forward_hook(lambda _m, args, _out: handed.append(args[0].detach()))
     was_training = model.training
     try:
         model.eval()
@@ -185,6 +191,13 @@ def _output_change(model: nn.Module, site: nn.Module, x: np.ndarray) -> float:
         out = model(torch.from_numpy(np.concatenate([x, x]))).double()
     finally:
         model.train(was_training)
+        hook.remove()
     first, second = out[: len(x)], out[len(x) :]
     scale = float(first.abs().mean())
-    return float((first - second).abs().mean()) / scale if scale > 0 else 0.0
+    given = torch.cat([h.reshape(-1) for h in handed]).double() if handed else torch.zeros(0)
+    return {
+        "output_change": float((first - second).abs().mean()) / scale if scale > 0 else 0.0,
+        "handed_values": given.numel() // 2,  # per copy of x
+        "handed_rms": float(given.square().mean().sqrt()) if given.numel() else 0.0,
+        "handed_mean": float(given.mean()) if given.numel() else 0.0,
+    }

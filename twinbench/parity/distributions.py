@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from twinbench.parity import draws
+from twinbench.parity import draws, dropout_inputs
 from twinbench.parity.draws import section, settings
 
 Result = tuple[dict[str, Any], list[str]]
@@ -367,6 +367,8 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
     for side, arrays in (("reference", reference), ("backend", other)):
         in_forward[side], f_forward = check_dropout_in_forward(arrays, side)
         f_att += f_forward
+    inputs, f_inputs = dropout_inputs.compare_dropout_inputs(reference, other)
+    f_att += f_inputs
     # the reference's own kernel too: a certificate pair is only as good as both halves
     on_reference, f_att_ref = check_attention_dropout(reference, "reference")
     attention["reference_layers"] = on_reference["layers"]
@@ -376,6 +378,7 @@ def compare_all(reference: dict[str, Any], other: dict[str, Any], cfg: dict[str,
         "dropout": dropout,
         "attention_dropout": attention,
         "dropout_in_forward": in_forward,
+        "dropout_inputs": inputs,
         "augment": {"reference": ref_aug, "backend": my_aug},
         "validation": {"reference": ref_val, "backend": my_val},
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,11 +57,16 @@ def draw(
     cfg: dict[str, Any],
     reference: bool,
     x: np.ndarray | None = None,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
     """Inside a stage: the reference draws initial weights at two seeds (a tensor equal in both
     is deterministic), any other backend at its own seed; then the dropout and augmentation
     probes; with a probe batch `x`, each dropout layer's effect in a training forward of its
-    first `forward_rows` rows. `cfg` is the training configuration (training_config)."""
+    first `forward_rows` rows. `cfg` is the training configuration (training_config).
+
+    `weights`: the npz of initial weights every half of the certificate shares (the reference
+    writes it when it is not there yet): the training forward runs on them, so that each dropout
+    site of either half is handed the same tensor as its twin (parity/dropout_inputs.py)."""
     conf = settings()
     seeds = conf["init"]["reference_seeds"] if reference else [conf["init"]["backend_seed"]]
     out: dict[str, Any] = {}
@@ -79,6 +85,10 @@ def draw(
     # Every dropout layer with a rate must run, and drop at its rate, in a training forward on a
     # probe batch `x` (by effect: a layer called with training=False runs but drops nothing).
     if x is not None:
+        if weights is not None:
+            if reference and not weights.exists():
+                np.savez(weights, **backend.export_weights(model, model_name))
+            backend.import_weights(model, model_name, dict(np.load(weights)))
         rows = conf["dropout"]["forward_rows"]
         for name, seen in backend.dropout_in_forward(model, x[:rows]).items():
             out[f"{PREFIX}dropout_in_forward:{name}"] = np.array(json.dumps(seen))

@@ -137,8 +137,9 @@ def stage_model(
     is_reference = framework == reference
     if draws_only:
         found = draws.draw(
-            backend, model_name, draws.training_config(model_name, cfg), is_reference, x
-        )
+            backend, model_name, draws.training_config(model_name, cfg), is_reference, x,
+            weights=workdir / "initial.npz",
+        )  # fmt: skip
         np.savez(workdir / f"{framework}.npz", **found)
         return
     model = backend.build(model_name, cfg, "cpu")
@@ -180,7 +181,11 @@ def stage_model(
     # for a certificate (the BASE variant), not for the optimizer variants tests compare.
     if BASE in variants:
         training_cfg = draws.training_config(model_name, cfg)
-        out.update(draws.draw(backend, model_name, training_cfg, is_reference, x))
+        out.update(
+            draws.draw(
+                backend, model_name, training_cfg, is_reference, x, weights=workdir / "initial.npz"
+            )
+        )
     np.savez(workdir / f"{framework}.npz", **out)
 
 
