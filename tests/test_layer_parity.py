@@ -20,7 +20,7 @@ import pytest
 from frameworks import certified, layer_parity
 from tests import certificate_fakes
 from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS, WRONG_TENSOR
-from twinbench.parity import distributions
+from twinbench.parity import distributions, dropout_inputs
 from twinbench.paths import REPO_ROOT
 
 
@@ -209,3 +209,21 @@ def test_a_certificates_dropout_input_figures_are_judged_again(checks):
     assert certified.stochastic_problems(
         {**base, "dropout_inputs": {**figures, "sites": edited}}
     ) == ["dropout: backend layer h0_drop_1 drops another tensor than the reference"]
+
+
+def test_a_dropout_site_without_its_output_figure_fails_and_one_without_input_figures_is_left(
+    checks,
+):
+    """A site whose effect on the output was not measured fails (no figure is not a pass); a site
+    stored without the `handed_*` figures (draws written before them) is not compared."""
+    seen = checks["dropout_inputs"]["unmutated"]["gpt"]["seen"]["backend"]
+    site = seen["h0_drop_1"]
+    unmeasured = {k: v for k, v in site.items() if k != "output_change"}
+    arrays = {"draw:dropout_in_forward:h0_drop_1": np.array(json.dumps(unmeasured))}
+    assert distributions.check_dropout_in_forward(arrays, "backend")[1] == [
+        "dropout: backend layer h0_drop_1: its effect on the output was not measured"
+    ]
+    older = {k: v for k, v in site.items() if not k.startswith("handed_")}
+    arrays = {"draw:dropout_in_forward:h0_drop_1": np.array(json.dumps(older))}
+    figures, failures = dropout_inputs.compare_dropout_inputs({}, arrays)
+    assert failures == [] and figures["sites"] == {}
