@@ -246,10 +246,9 @@ def dropout_in_forward(mutation: str | None) -> dict:
 def _judged(seen: dict) -> dict:
     """A side's dropout_in_forward figures through parity's check, as draws.py stores them."""
     from twinbench.parity import distributions
-    from twinbench.parity.draws import PREFIX
+    from twinbench.parity.draws import in_forward_arrays
 
-    arrays = {f"{PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in seen.items()}
-    figures, failures = distributions.check_dropout_in_forward(arrays, "backend")
+    figures, failures = distributions.check_dropout_in_forward(in_forward_arrays(seen), "backend")
     return {"seen": seen, "figures": figures, "failures": failures}
 
 
@@ -328,7 +327,7 @@ def dropout_inputs(label: str | None) -> dict:
     from frameworks.keras.stochastic import dropout_in_forward as keras_effect
     from frameworks.torch_native.stochastic import dropout_in_forward as torch_effect
     from twinbench.parity import dropout_inputs as judge
-    from twinbench.parity.draws import PREFIX, training_config
+    from twinbench.parity.draws import in_forward_arrays, training_config
 
     names = [WRONG_TENSOR[label][0]] if label else ["gpt", "imdb_transformer"]
     out = {}
@@ -348,11 +347,9 @@ def dropout_inputs(label: str | None) -> dict:
         x = np.random.default_rng(0).integers(0, vocab, (2, arch["maxlen"]))
         seen = {"reference": keras_effect(reference, x.astype(np.int32))}
         seen["backend"] = torch_effect(other, x.astype(np.int64))
-        arrays = {
-            side: {f"{PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in s.items()}
-            for side, s in seen.items()
-        }
-        figures, failures = judge.compare_dropout_inputs(arrays["reference"], arrays["backend"])
+        figures, failures = judge.compare_dropout_inputs(
+            in_forward_arrays(seen["reference"]), in_forward_arrays(seen["backend"])
+        )
         out[name] = {"seen": seen, "figures": figures, "failures": failures}
     return out
 

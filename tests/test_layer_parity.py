@@ -21,6 +21,7 @@ from frameworks import certified, layer_parity
 from tests import certificate_fakes
 from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS, WRONG_TENSOR
 from twinbench.parity import distributions, dropout_inputs
+from twinbench.parity.draws import in_forward_arrays
 from twinbench.paths import REPO_ROOT
 
 
@@ -193,7 +194,7 @@ def test_a_dropout_at_its_rate_on_the_wrong_tensor_fails(checks, label):
     assert any(f.startswith(f"dropout: backend layer {mutated} ") for f in found["failures"])
     for side in ("reference", "backend"):  # what parity's site-alone checks judge still passes
         seen = found["seen"][side]
-        arrays = {f"draw:dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in seen.items()}
+        arrays = in_forward_arrays(seen)
         assert distributions.check_dropout_in_forward(arrays, side)[1] == [], side
 
 
@@ -219,11 +220,11 @@ def test_a_dropout_site_without_its_output_figure_fails_and_one_without_input_fi
     seen = checks["dropout_inputs"]["unmutated"]["gpt"]["seen"]["backend"]
     site = seen["h0_drop_1"]
     unmeasured = {k: v for k, v in site.items() if k != "output_change"}
-    arrays = {"draw:dropout_in_forward:h0_drop_1": np.array(json.dumps(unmeasured))}
+    arrays = in_forward_arrays({"h0_drop_1": unmeasured})
     assert distributions.check_dropout_in_forward(arrays, "backend")[1] == [
         "dropout: backend layer h0_drop_1: its effect on the output was not measured"
     ]
     older = {k: v for k, v in site.items() if not k.startswith("handed_")}
-    arrays = {"draw:dropout_in_forward:h0_drop_1": np.array(json.dumps(older))}
+    arrays = in_forward_arrays({"h0_drop_1": older})
     figures, failures = dropout_inputs.compare_dropout_inputs({}, arrays)
     assert failures == [] and figures["sites"] == {}

@@ -16,11 +16,8 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "torch")  # before keras loads
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
-
-import numpy as np
 
 from frameworks import registry
 
@@ -57,10 +54,7 @@ def main() -> None:
             mine = other.build(model, cfg, "cpu")
             other.import_weights(mine, model, reference.export_weights(theirs, model))
             arrays = [
-                {
-                    f"{draws.PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v))
-                    for k, v in backend.dropout_in_forward(m, x[:rows]).items()
-                }
+                draws.in_forward_arrays(backend.dropout_in_forward(m, x[:rows]))
                 for backend, m in ((reference, theirs), (other, mine))
             ]
             figures, failures = dropout_inputs.compare_dropout_inputs(*arrays)

@@ -13,6 +13,7 @@ import numpy as np
 
 from benchdata import Dataset
 from frameworks.base import TrainPlan
+from frameworks.dropout_effect import site_figures
 
 
 def validation_probe(
@@ -144,15 +145,14 @@ def dropout_in_forward(model: keras.Model, x: np.ndarray) -> dict[str, dict[str,
 def _output_change(
     model: keras.Model, site: keras.layers.Dropout, x: np.ndarray
 ) -> dict[str, float]:
-    """How much `site` alone moves the model's output, and the size, root mean square and mean of
-    what it is handed (torch_native/stochastic.py's _output_change): the model in inference mode,
-    this one Dropout's call told training=True, on two copies of `x` in one batch, each drawing
-    its own mask."""
+    """`site` measured alone (frameworks/dropout_effect.py): the model in inference mode, this one
+    Dropout's call told training=True, on two copies of `x` in one batch, each drawing its own
+    mask; how much it moves the output, and what it is handed."""
     call = site.call
     handed: list[np.ndarray] = []
 
     def training(inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        handed.append(np.asarray(keras.ops.convert_to_numpy(inputs), np.float64).reshape(-1))
+        handed.append(np.asarray(keras.ops.convert_to_numpy(inputs)))
         return call(inputs, *args, **{**kwargs, "training": True})
 
     site.call = training
@@ -160,13 +160,4 @@ def _output_change(
         out = model(np.concatenate([x, x]), training=False)
     finally:
         del site.call
-    out = np.asarray(keras.ops.convert_to_numpy(out), np.float64)
-    first, second = out[: len(x)], out[len(x) :]
-    scale = float(np.abs(first).mean())
-    given = np.concatenate(handed) if handed else np.zeros(0)
-    return {
-        "output_change": float(np.abs(first - second).mean()) / scale if scale > 0 else 0.0,
-        "handed_values": given.size // 2,  # per copy of x
-        "handed_rms": float(np.sqrt(np.mean(np.square(given)))) if given.size else 0.0,
-        "handed_mean": float(given.mean()) if given.size else 0.0,
-    }
+    return site_figures(np.asarray(keras.ops.convert_to_numpy(out)), handed)

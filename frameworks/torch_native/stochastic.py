@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from frameworks.dropout_effect import site_figures
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import evaluate as torch_evaluate
 from frameworks.torch_native.objective import Objective
@@ -174,30 +175,19 @@ def dropout_in_forward(model: nn.Module, x: np.ndarray) -> dict[str, dict[str, f
 
 @torch.no_grad()
 def _output_change(model: nn.Module, site: nn.Module, x: np.ndarray) -> dict[str, float]:
-    """How much `site` alone moves the model's output, and what it is handed: the model in
-    inference mode but for this one dropout, on two copies of `x` in one batch (each copy draws
-    its own mask). `output_change`: the mean absolute difference of the copies' outputs over
-    their mean magnitude, 0 when the forward calls the site but discards what it returns (or
-    drops on a tensor the output never sees). `handed_*`: the size, root mean square and mean
-    of the tensor the site is handed, the same in every draw (every other dropout is off), so
-    the same site of the other half, on the same weights, is handed the same figures
-    (parity/dropout_inputs.py): a dropout at the right rate on the wrong tensor differs."""
-    handed: list[torch.Tensor] = []
-    hook = site.register_forward_hook(lambda _m, args, _out: handed.append(args[0].detach()))
+    """`site` measured alone (frameworks/dropout_effect.py): the model in inference mode but for
+    this one dropout, on two copies of `x` in one batch (each copy draws its own mask); how much
+    it moves the output, and what it is handed."""
+    handed: list[np.ndarray] = []
+    hook = site.register_forward_hook(
+        lambda _m, args, _out: handed.append(args[0].detach().double().numpy())
+    )
     was_training = model.training
     try:
         model.eval()
         site.train()
-        out = model(torch.from_numpy(np.concatenate([x, x]))).double()
+        out = model(torch.from_numpy(np.concatenate([x, x]))).double().numpy()
     finally:
         model.train(was_training)
         hook.remove()
-    first, second = out[: len(x)], out[len(x) :]
-    scale = float(first.abs().mean())
-    given = torch.cat([h.reshape(-1) for h in handed]).double() if handed else torch.zeros(0)
-    return {
-        "output_change": float((first - second).abs().mean()) / scale if scale > 0 else 0.0,
-        "handed_values": given.numel() // 2,  # per copy of x
-        "handed_rms": float(given.square().mean().sqrt()) if given.numel() else 0.0,
-        "handed_mean": float(given.mean()) if given.numel() else 0.0,
-    }
+    return site_figures(out, handed)

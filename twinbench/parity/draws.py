@@ -90,8 +90,7 @@ def draw(
                 np.savez(weights, **backend.export_weights(model, model_name))
             backend.import_weights(model, model_name, dict(np.load(weights)))
         rows = conf["dropout"]["forward_rows"]
-        for name, seen in backend.dropout_in_forward(model, x[:rows]).items():
-            out[f"{PREFIX}dropout_in_forward:{name}"] = np.array(json.dumps(seen))
+        out.update(in_forward_arrays(backend.dropout_in_forward(model, x[:rows])))
     # Attention dropout by its effect on the kernel that runs (a fused kernel may ignore the
     # rate its Dropout module holds, which the layer probe above cannot see).
     att = conf["attention_dropout"]
@@ -110,6 +109,12 @@ def draw(
         # Validation must see the very pixels it was given (distributions.check_validation).
         out[f"{PREFIX}validation"] = backend.validation_probe(cfg, x)
     return out
+
+
+def in_forward_arrays(seen: dict[str, dict[str, Any]]) -> dict[str, np.ndarray]:
+    """A training forward's per-site figures (a backend's dropout_in_forward) as the stage's npz
+    holds them, the form every check of them reads."""
+    return {f"{PREFIX}dropout_in_forward:{k}": np.array(json.dumps(v)) for k, v in seen.items()}
 
 
 def section(arrays: dict[str, Any], what: str) -> dict[str, Any]:
