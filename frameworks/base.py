@@ -213,6 +213,18 @@ class Backend(abc.ABC):
         block shows where it starts, not only in the final probabilities."""
         raise NotImplementedError(f"{self.name} has no per-layer probe")
 
+    def attention_alone(
+        self,
+        model: Any,
+        model_name: str,
+        layers: list[str],
+        make_input: Callable[[int], np.ndarray],
+    ) -> dict[str, np.ndarray]:
+        """Each named attention layer called alone, in inference mode, on `make_input(width)`
+        (batch, positions, width): a seeded input whose scores spread, where the model's own
+        probe batch gives near-uniform attention that hides how the scores are scaled."""
+        raise NotImplementedError(f"{self.name} has no attention-alone probe")
+
     def augment_probe(
         self, model_cfg: dict[str, Any], x: np.ndarray, seed: int
     ) -> np.ndarray | None:

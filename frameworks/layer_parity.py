@@ -12,6 +12,11 @@ other orders differ by a few roundings per product, growing with depth; the boun
 multiple of what unmutated halves reach (conf/equivalence/default.yaml `forward`, measured over
 seeds by `python -m twinbench.parity.spread`, docs/equivalence.md). The probabilities get a
 measured absolute bound the same way, tighter than the flat one.
+
+The probe batch's attention is nearly uniform at initial weights (imdb_transformer's 200
+positions of small embeddings): a change in how the scores are scaled barely moves its output.
+So each attention layer among PARITY_LAYERS is also called alone on a seeded unit-normal input
+whose scores spread (the layer "<name>@alone"), judged by the same bound.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from twinbench.paths import CONF_DIR
 
 UNIT_ROUNDOFF = 2.0**-24  # float32: 24 significant bits, round to nearest
 PREFIX = "act:"
+ALONE = "@alone"  # an attention layer called alone on attention_input()
 
 
 @cache
@@ -39,6 +45,27 @@ def _settings() -> dict[str, Any]:
 def parity_layers(model_name: str) -> list[str]:
     """The model's layers compared one by one (empty: only its output is compared)."""
     return list(getattr(models.get(model_name), "PARITY_LAYERS", []))
+
+
+def attention_alone_layers(model_name: str) -> list[str]:
+    """The attention layers among PARITY_LAYERS (models/<name>.py LAYERS kind "mha")."""
+    kinds = getattr(models.get(model_name), "LAYERS", {})
+    return [name for name in parity_layers(model_name) if kinds.get(name) == "mha"]
+
+
+def compared_layers(model_name: str) -> list[str]:
+    """Every figure judge() wants: the PARITY_LAYERS in the model's forward, then each attention
+    layer alone."""
+    return parity_layers(model_name) + [n + ALONE for n in attention_alone_layers(model_name)]
+
+
+def attention_input(rows: int, tokens: int, width: int) -> np.ndarray:
+    """The seeded (rows, tokens, width) input every half's attention layers are called on alone:
+    unit normal, so the scores spread (standard deviation about 0.7 at imdb_transformer's
+    initial weights) where the probe batch's are nearly equal, without growing the scores'
+    rounding as a larger scale would (conf/equivalence/default.yaml `forward.attention_alone`)."""
+    seed = int(_settings()["forward"]["attention_alone"]["seed"])
+    return np.random.default_rng(seed).standard_normal((rows, tokens, width)).astype(np.float32)
 
 
 def bound(model_name: str) -> float | None:
@@ -59,7 +86,15 @@ def record(backend: Any, model: Any, model_name: str, x: np.ndarray) -> dict[str
     if not names:
         return {}
     found = backend.activations(model, model_name, x, names)
-    return {f"{PREFIX}{name}": np.asarray(found[name], np.float32) for name in names}
+    out = {f"{PREFIX}{name}": np.asarray(found[name], np.float32) for name in names}
+    alone = attention_alone_layers(model_name)
+    if alone:
+        rows, tokens = int(_settings()["forward"]["attention_alone"]["rows"]), x.shape[1]
+        called = backend.attention_alone(
+            model, model_name, alone, lambda width: attention_input(rows, tokens, width)
+        )
+        out.update({f"{PREFIX}{n}{ALONE}": np.asarray(called[n], np.float32) for n in alone})
+    return out
 
 
 def scaled_error(reference: np.ndarray, other: np.ndarray) -> float:
@@ -75,7 +110,7 @@ def compare(
 ) -> dict[str, Any]:
     """The figures of one pair: each layer's scaled error, the output probabilities' (as one
     more layer, "output"), and this checkout's bound (judge() re-reads the bound, not this)."""
-    names = parity_layers(model_name)
+    names = compared_layers(model_name)
     found = {n: other[f"{PREFIX}{n}"] for n in names if f"{PREFIX}{n}" in other}
     figures: dict[str, Any] = {
         "unit": "float32 roundings (2**-24) of the layer's largest |activation|",
@@ -92,7 +127,7 @@ def judge(model_name: str, figures: dict[str, Any]) -> list[str]:
     certificate's word is re-judged on reading). The first layer past it is named, since every
     layer after it inherits the difference."""
     limit = bound(model_name)
-    names = parity_layers(model_name)
+    names = compared_layers(model_name)
     seen = figures.get("layers", {})
     failures = []
     missing = [n for n in names if n not in seen]

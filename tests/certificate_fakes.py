@@ -32,7 +32,7 @@ def report(model: str, backend: str = "torch", passed: bool = True, **figures) -
         # per-layer figures where the model names PARITY_LAYERS: a few roundings each
         "forward_layers": (
             {"layers": dict.fromkeys(layers, 10.0), "output": 5.0}
-            if (layers := layer_parity.parity_layers(model))
+            if (layers := layer_parity.compared_layers(model))
             else {}
         ),
         **figures,

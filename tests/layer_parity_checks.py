@@ -53,12 +53,24 @@ def _scale_off(self, *args, **kwargs):
 _init = torch_transformer.SelfAttention.__init__
 
 
+def _keras_scale_off(self, *args, **kwargs):
+    """Keras' attention scale 1/sqrt(key_dim) taken as 1/sqrt(key_dim + 0.01) (both routes,
+    fused and explicit, read the attribute)."""
+    _keras_init(self, *args, **kwargs)
+    self._inverse_sqrt_key_dim = 1.0 / (self._key_dim + 0.01) ** 0.5
+
+
+_keras_init = keras.layers.MultiHeadAttention.__init__
+
+
 IMDB_EPS = {"ln_epsilon": 1e-5}  # torch's default where the Keras example sets 1e-6
 # label -> (model, half, arch change, patch): each changes one line of one half.
 MUTATIONS = {
     "gpt torch: tanh GELU": ("gpt", "torch", {"gelu_approximate": True}, None),
     "gpt keras: tanh GELU": ("gpt", "keras", {"gelu_approximate": True}, None),
     "gpt torch: attention scale 1/sqrt(hd + 0.01)": ("gpt", "torch", {}, "scale"),
+    "imdb torch: attention scale 1/sqrt(hd + 0.01)": ("imdb_transformer", "torch", {}, "scale"),
+    "imdb keras: attention scale 1/sqrt(hd + 0.01)": ("imdb_transformer", "keras", {}, "scale"),
     "imdb torch: LayerNorm eps 1e-6 -> 1e-5": ("imdb_transformer", "torch", IMDB_EPS, None),
     "imdb keras: LayerNorm eps 1e-6 -> 1e-5": ("imdb_transformer", "keras", IMDB_EPS, None),
 }  # fmt: skip
@@ -360,12 +372,15 @@ def main() -> None:
     pairs = {name: Pair(name) for name in ("gpt", "imdb_transformer")}
     out = {"unmutated": {n: p.judge("torch", {}) for n, p in pairs.items()}, "mutated": {}}
     for label, (name, half, change, patch) in MUTATIONS.items():
-        if patch == "scale":
+        if patch == "scale" and half == "torch":
             torch_transformer.SelfAttention.__init__ = _scale_off
+        if patch == "scale" and half == "keras":
+            keras.layers.MultiHeadAttention.__init__ = _keras_scale_off
         try:
             out["mutated"][label] = pairs[name].judge(half, change)
         finally:
             torch_transformer.SelfAttention.__init__ = _init
+            keras.layers.MultiHeadAttention.__init__ = _keras_init
     out["attention_dropout"] = {
         f"{kernel}: unmutated": attention_dropout(kernel, None) for kernel in ("fused", "explicit")
     }

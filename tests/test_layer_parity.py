@@ -40,7 +40,7 @@ def checks() -> dict:
 def test_unmutated_halves_pass_layer_by_layer(checks, model):
     figures = checks["unmutated"][model]
     assert figures["failures"] == []
-    assert set(figures["layers"]) == set(layer_parity.parity_layers(model))
+    assert set(figures["layers"]) == set(layer_parity.compared_layers(model))
 
 
 @pytest.mark.parametrize("label", sorted(MUTATIONS))
@@ -80,7 +80,7 @@ def test_the_bound_is_a_multiple_of_the_rounding_of_the_longest_sum():
 
 
 def test_a_certificate_is_judged_again_by_this_checkouts_layer_bound():
-    fine = {"layers": dict.fromkeys(layer_parity.parity_layers("gpt"), 20.0), "output": 10.0}
+    fine = {"layers": dict.fromkeys(layer_parity.compared_layers("gpt"), 20.0), "output": 10.0}
     cert = {**certificate_fakes.report("gpt").__dict__, "forward_layers": fine}
     assert not [p for p in certified.problems(cert) if p.startswith("forward: ")]
     # figures written past the bound, or none at all, fail whatever the certificate says

@@ -12,6 +12,7 @@ refuses to run on another one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -205,6 +206,23 @@ class KerasBackend(Backend):
         # torch's module stores its mask; a Keras model passes use_causal_mask per call
         causal = getattr(models.get(model_name), "CAUSAL_ATTENTION", False)
         return keras_stochastic.attention_dropout_probe(model, causal, tokens, draws, seed)
+
+    def attention_alone(
+        self,
+        model: keras.Model,
+        model_name: str,
+        layers: list[str],
+        make_input: Callable[[int], np.ndarray],
+    ) -> dict[str, np.ndarray]:
+        causal = getattr(models.get(model_name), "CAUSAL_ATTENTION", False)
+        found = {}
+        for name in layers:
+            layer = model.get_layer(name)  # its call picks the fused or explicit route itself
+            width = int(layer._query_dense.kernel.shape[0])
+            x = keras.ops.convert_to_tensor(make_input(width))
+            out = layer(x, x, use_causal_mask=causal, training=False)
+            found[name] = np.asarray(keras.ops.convert_to_numpy(out))
+        return found
 
     def activations(
         self, model: keras.Model, model_name: str, x: np.ndarray, layers: list[str]

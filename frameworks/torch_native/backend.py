@@ -7,6 +7,7 @@ its batch by index, as a DataLoader with shuffle would.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,10 @@ from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import cuda as torch_cuda
 from frameworks.torch_native import evaluate as torch_evaluate
+from frameworks.torch_native import layer_probes, weight_layout
 from frameworks.torch_native import optimizers as torch_optimizers
 from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
-from frameworks.torch_native import weight_layout
 from frameworks.torch_native.compiled import CompiledForward
 from frameworks.torch_native.cuda import device_sync
 from frameworks.torch_native.objective import Objective
@@ -198,21 +199,16 @@ class TorchBackend(Backend):
     def activations(
         self, model: nn.Module, model_name: str, x: np.ndarray, layers: list[str]
     ) -> dict[str, np.ndarray]:
-        # Forward hooks on the modules named as Keras' layers: the very forward predict runs.
-        found: dict[str, np.ndarray] = {}
-        hooks = [
-            model.get_submodule(name).register_forward_hook(
-                lambda _m, _i, out, name=name: found.__setitem__(name, out.numpy().copy())
-            )
-            for name in layers
-        ]
-        try:
-            model.eval()
-            model(torch.from_numpy(x))
-        finally:
-            for hook in hooks:
-                hook.remove()
-        return found
+        return layer_probes.activations(model, x, layers)
+
+    def attention_alone(
+        self,
+        model: nn.Module,
+        model_name: str,
+        layers: list[str],
+        make_input: Callable[[int], np.ndarray],
+    ) -> dict[str, np.ndarray]:
+        return layer_probes.attention_alone(model, layers, make_input)
 
     def augment_probe(self, model_cfg: dict[str, Any], x: np.ndarray, seed: int):
         return torch_stochastic.augment_probe(model_cfg, x, seed)

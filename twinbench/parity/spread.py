@@ -103,7 +103,7 @@ def measure(
                 "layer_roundings_median": float(np.median(worst_layers)),
                 "per_layer_max": {
                     n: max(f["layers"][n] for f in per_seed)
-                    for n in layers.parity_layers(model_name)
+                    for n in layers.compared_layers(model_name)
                 },
                 "output_max_abs_diff": max(f["output_max_abs_diff"] for f in per_seed),
                 "output_roundings_max": max(f["output"] for f in per_seed),
