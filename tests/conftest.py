@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -144,9 +145,17 @@ EVERY_BACKEND_TINY = (
 )
 
 
-def lanes(backends: list[str], cores: list[int]) -> list[tuple[int, list[str]]]:
-    """The backends' sweeps dealt out over the cores, one lane per core: (core, its backends)."""
-    return [(core, backends[i :: len(cores)]) for i, core in enumerate(cores[: len(backends)])]
+# The backends' sweeps, longest first, so that the last one to start is a short one: on the Zen 5
+# TensorFlow's ten runs took 115 s (4 s import and 1.6 s tracing each), Keras on JAX's about 90
+# (XLA compiles), Keras on torch's and torch's well under that. Two fixed lanes of two backends
+# put both long ones on one core (about 210 s against 120 s on the other).
+SWEEPS_LONGEST_FIRST = ("tensorflow", "keras_jax", "keras_torch", "torch")
+
+
+def sweep_order(backends: list[str]) -> list[str]:
+    """`backends` in the order their sweeps start: the known long ones first, any other after."""
+    known = [b for b in SWEEPS_LONGEST_FIRST if b in backends]
+    return known + [b for b in backends if b not in known]
 
 
 # Over 60 s (about 440 s on the Zen 3 before the data cache and report=false): 40 fresh
@@ -158,11 +167,15 @@ def every_backend_sweeps(tmp_path_factory):
     model, `EVERY_BACKEND_TINY`, one sweep per backend (tests/test_every_backend.py checks them
     all; the image and text model tests read their own models' records).
 
-    The backends' sweeps run in lanes, one per core this test may use, each lane's sweeps one
-    after the other on its own core (a thread's affinity is what its children inherit) and under
-    its own measurement lock: every run is cpus=1 and this checks behaviour, not speed, so two
-    cores finish the module in about half the time with nothing else changed."""
+    The backends' sweeps run in lanes, one per core this test may use: each lane takes the next
+    sweep from one queue (`sweep_order`) when its last one ends, on its own core (a thread's
+    affinity is what its children inherit) and under its own measurement lock. Every run is
+    cpus=1 and this checks behaviour, not speed, so two cores finish the sweeps in about half
+    the time with nothing else changed."""
     cache: dict[str, tuple] = {}
+    waiting = queue.SimpleQueue()
+    for backend in sweep_order(registry.names()):
+        waiting.put(backend)
 
     def sweep(backend: str, core: int) -> tuple:
         out = tmp_path_factory.mktemp(f"sweep-{backend}")
@@ -181,17 +194,21 @@ def every_backend_sweeps(tmp_path_factory):
             records[record["model"]] = record
         return proc.returncode, proc.stderr[-3000:], records
 
-    def lane(core: int, backends: list[str]) -> None:
+    def lane(core: int) -> None:
         os.sched_setaffinity(0, {core})  # this thread only: its run.py processes inherit it
-        for backend in backends:
+        while True:
+            try:
+                backend = waiting.get_nowait()
+            except queue.Empty:
+                return
             try:
                 cache[backend] = sweep(backend, core)
             except Exception as exc:  # e.g. the timeout: the test of this backend says so
                 cache[backend] = (None, f"the sweep did not finish: {exc!r}", {})
 
     threads = []
-    for core, backends in lanes(registry.names(), cpu.allowed_cpus()):
-        threads.append(threading.Thread(target=lane, args=(core, backends), daemon=True))
+    for core in cpu.allowed_cpus()[: len(registry.names())]:
+        threads.append(threading.Thread(target=lane, args=(core,), daemon=True))
         threads[-1].start()
     # Every lane ends inside this fixture's setup: no sweep may run on beside the tests that come
     # after it (a serial test among them would no longer be alone).
