@@ -74,9 +74,9 @@ def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
     return str(OmegaConf.select(cfg, "backend.name")), record
 
 
-def floor_line(sweeper: Any, job: list[str], design: Design) -> str | None:
-    """The cached noise floor of this series' machine, workload and pairing, as one line (None:
-    its config cannot be composed here, as in the tests' stand-in sweeper)."""
+def floor_target(sweeper: Any, job: list[str], design: Design) -> tuple[str, str] | None:
+    """(machine fingerprint, workload key) this series' noise floor is cached under (None: its
+    config cannot be composed here, as in the tests' stand-in sweeper)."""
     try:
         cfg = sweeper.hydra_context.config_loader.load_sweep_config(sweeper.config, list(job))
     except Exception:  # any composition failure shows in the job itself, as one line
@@ -89,8 +89,26 @@ def floor_line(sweeper: Any, job: list[str], design: Design) -> str | None:
         design, epochs, OmegaConf.select(cfg, "max_steps"), per_tick
     )
     workload = noise.workload_key(model, epochs, steps, cores, design.pairing)
-    record = noise.read_floor(environment.describe()["fingerprint"], workload)
-    return noise.describe(record, design.measure, design.margin)
+    return environment.describe()["fingerprint"], workload
+
+
+def floor_line(target: tuple[str, str] | None, design: Design) -> str | None:
+    """The cached noise floor under `target` (floor_target), as one line."""
+    if target is None:
+        return None
+    return noise.describe(noise.read_floor(*target), design.measure, design.margin)
+
+
+def floor_from_pairs(series: Series, target: tuple[str, str] | None, design: Design) -> None:
+    """Where this machine and workload have no A/A floor, the series' own pairs give one
+    (twinbench/measure/noise.py from_comparison): cached for the next comparison, and stated
+    with this series' verdict instead of "not calibrated"."""
+    if target is None or not series.done:
+        return
+    about = {"backends": [series.a, series.b], "series": series.label}
+    record = noise.from_comparison(*target, series.ratios, design, about)
+    if record is not None:
+        series.floor = noise.describe(record, design.measure, design.margin)
 
 
 def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
@@ -117,10 +135,12 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     all_cores = len(cpu.allowed_cpus()) if shown else None
     keys = [_split(b[0])[0] for b in batches if b]
     names = labels(sorted(set(keys)))
+    targets = {}
     for key in names:
         series = tracker.open(key, names[key], sum(1 for k in keys if k == key))
         first = next(b[0] for b in batches if b and _split(b[0])[0] == key)
-        series.floor = floor_line(sweeper, first, design)
+        targets[key] = floor_target(sweeper, first, design)
+        series.floor = floor_line(targets[key], design)
         # Said before the first pair: a margin below the floor cannot be decided. The first
         # screen says only that warning; verbose=true says the floor itself too.
         if series.floor and (not shown or "WARNING" in series.floor):
@@ -165,6 +185,8 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
                 done_before = ended
     finally:
         progress.screen_quiet = False
+    for key, series in tracker.series.items():
+        floor_from_pairs(series, targets.get(key), design)
     tracker.write(sweep_dir)
     return returns
 

@@ -10,6 +10,12 @@ undecided, so the deciding sweep warns before its first pair.
 Cached like the machine's GEMM peak (twinbench/measure/peak.py): one file per machine
 fingerprint, workload (model, epochs, steps) and core count, under $XDG_CACHE_HOME (or ~/.cache)
 /twinbench/noise; `twinbench calibrate` measures it (again with --force).
+
+Until an A/A calibration exists, a deciding comparison caches the spread of its own pairs
+(`from_comparison`): with a constant effect, an A/B pair's log ratio is that effect plus the
+same noise an A/A pair shows, so their spread estimates the floor (an effect that varies from
+pair to pair adds to it: the estimate errs high, towards "harder to decide"). The line says which
+kind of floor it is; a calibration replaces a comparison's floor, never the reverse.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import numpy as np
 from twinbench.sequential import Design, half_widths
 
 CACHE_VERSION = 1
+COMPARISON = "comparison"  # a floor's `source` when it was read off an A/B comparison's pairs
+MIN_PAIRS = 3  # a spread from fewer pairs is not cached
 MEASURES = {"wall": "steady step median", "cpu": "training CPU seconds"}
 
 
@@ -63,9 +71,15 @@ def summarise(
     pairs: list[tuple[dict[str, float], dict[str, float]]], design: Design
 ) -> dict[str, Any]:
     """Per measure: every ratio, the log ratios' spread and the floor at the pair budget."""
+    ratios = {m: [a[m] / b[m] for a, b in pairs if a.get(m) and b.get(m)] for m in MEASURES}
+    return summarise_ratios(ratios, design)
+
+
+def summarise_ratios(by_measure: dict[str, list[float]], design: Design) -> dict[str, Any]:
+    """summarise() from each measure's pair ratios."""
     out: dict[str, Any] = {}
     for m in MEASURES:
-        ratios = [a[m] / b[m] for a, b in pairs if a.get(m) and b.get(m)]
+        ratios = list(by_measure.get(m) or [])
         logs = np.log(ratios) if ratios else np.array([])
         sd = float(logs.std(ddof=1)) if logs.size > 1 else None
         out[m] = {
@@ -105,7 +119,42 @@ def calibrate(
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load_average": list(os.getloadavg()),  # a loaded machine caches a high floor
     }
-    path = cache_file(cache_dir or default_cache_dir(), fingerprint, workload)
+    return _write(record, cache_dir)
+
+
+def from_comparison(
+    fingerprint: str,
+    workload: str,
+    ratios: dict[str, list[float]],
+    design: Design,
+    about: dict[str, Any] | None = None,
+    cache_dir: Path | None = None,
+) -> dict[str, Any] | None:
+    """Cache the floor an A/B comparison's own pair ratios (by measure) show, where this machine
+    and workload have no A/A calibration; the record, or None where one exists or the pairs
+    are too few (a comparison's floor is replaced by the latest comparison's)."""
+    cached = read_floor(fingerprint, workload, cache_dir)
+    if cached is not None and cached.get("source") != COMPARISON:
+        return None
+    pairs = len(ratios.get(design.measure) or [])
+    if pairs < MIN_PAIRS:
+        return None
+    record = {
+        "version": CACHE_VERSION,
+        "fingerprint": fingerprint,
+        "workload": workload,
+        "pairs": pairs,
+        "source": COMPARISON,
+        **(about or {}),
+        "measures": summarise_ratios(ratios, design),
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average": list(os.getloadavg()),
+    }
+    return _write(record, cache_dir)
+
+
+def _write(record: dict[str, Any], cache_dir: Path | None) -> dict[str, Any]:
+    path = cache_file(cache_dir or default_cache_dir(), record["fingerprint"], record["workload"])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(record, indent=1))
@@ -129,14 +178,16 @@ def describe(record: dict[str, Any] | None, measure: str, margin: float | None =
         return "noise floor: not calibrated on this machine (twinbench calibrate measures it)"
     m = record["measures"][measure]
     floor = m["floor_margin"]
-    text = (
-        f"noise floor ({measure} time, {record['pairs']} A/A pairs on {record['measured'][:10]}): "
-        f"log-ratio sd {m['log_ratio_sd']:.3f}, "
-        + (
-            f"resolves +-{floor:.1%} in {m['at_pairs']} pairs"
-            if floor is not None
-            else f"resolves no margin in {m['at_pairs']} pairs"
+    kind = f"{record['pairs']} A/A pairs on {record['measured'][:10]}"
+    if record.get("source") == COMPARISON:
+        kind = (
+            f"from the {record['pairs']} A/B pairs of a comparison on {record['measured'][:10]}; "
+            "no A/A calibration yet: twinbench calibrate measures one"
         )
+    text = f"noise floor ({measure} time, {kind}): log-ratio sd {m['log_ratio_sd']:.3f}, " + (
+        f"resolves +-{floor:.1%} in {m['at_pairs']} pairs"
+        if floor is not None
+        else f"resolves no margin in {m['at_pairs']} pairs"
     )
     if margin is not None and (floor is None or margin < floor):
         text += f"; WARNING: the margin +-{margin:.0%} is below it: expect 'undecided'"
