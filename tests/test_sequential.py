@@ -123,6 +123,34 @@ def test_undecided_at_budget_states_the_margin_it_could_resolve() -> None:
     assert "resolve a margin of" in decision.line()
 
 
+def _exactly(mean: float, sd: float, n: int) -> list[float]:
+    """n ratios whose log ratios have exactly this mean and sample standard deviation."""
+    z = np.random.default_rng(n).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    return list(np.exp(mean + sd * z))
+
+
+def test_an_undecided_sequence_says_how_many_pairs_would_decide_it_if_nothing_moved() -> None:
+    """The projection is the decision rule itself run ahead: pairs with the same mean and spread
+    decide at exactly the projected count, and one pair fewer does not."""
+    d = Design(margin=0.05, max_pairs=200, max_seconds=None)
+    mean, sd = math.log(1.02), 0.05
+    now = seq.decide_sequence(_exactly(mean, sd, 8), d, stopped_by="max_pairs")
+    assert now.outcome == "undecided" and now.pairs_to_decide is not None
+    n = now.pairs_to_decide
+    assert n > 8
+
+    def last_interval(count: int) -> str:  # the interval after all `count` pairs, not a prefix
+        low, high = seq.running_bounds(np.log(_exactly(mean, sd, count)), d)
+        return seq.classify(low[0, -1], high[0, -1], d)
+
+    assert last_interval(n) == "equivalent" and last_interval(n - 1) == "undecided"
+    assert f"about {n} pairs in all would decide +-5%" in now.verdict()
+    # a ratio on the margin's edge: no count decides it, and the verdict says why
+    edge = seq.decide_sequence(_exactly(d.log_margin, sd, 8), d, stopped_by="max_pairs")
+    assert edge.pairs_to_decide is None and "on the margin's edge" in edge.verdict()
+
+
 def test_an_undecided_interval_that_excludes_equality_says_which_side_it_shows_faster() -> None:
     """Pairs spread around +5% with a 5% margin: neither beyond the margin nor within it, but
     the interval excludes 1 and says so, with the bound it shows; one around 1 shows none."""

@@ -243,6 +243,8 @@ class Decision:
     alpha: float
     resolvable_margin: float | None  # the smallest margin this interval would decide (equiv.)
     elapsed_s: float | None = None
+    # Undecided: the pairs in all that would decide at this mean and spread (pairs_to_decide)
+    pairs_to_decide: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -271,7 +273,22 @@ class Decision:
             winner, at_least = shown
             name = a if winner == "a" else b
             text += f", and show {name} faster by at least {at_least:.1%} (less than the margin)"
-        return text
+        return text + "; " + self.what_would_decide()
+
+    def what_would_decide(self) -> str:
+        """For an undecided sequence, the budget that would decide it if its ratio and spread
+        held: a projection from these pairs, not a promise."""
+        if self.pairs_to_decide is None and self.pairs < 2:
+            return "too few pairs to project what would decide it"
+        if self.pairs_to_decide is None:
+            return (
+                f"at this ratio and spread no count of pairs up to {PROJECTION_CAP} decides "
+                f"+-{self.margin:.0%}: the ratio sits on the margin's edge"
+            )
+        return (
+            f"at this ratio and spread about {self.pairs_to_decide} pairs in all would decide "
+            f"+-{self.margin:.0%} (a projection: the ratio may move)"
+        )
 
     def shown_difference(self) -> tuple[str, float] | None:
         """Where an undecided interval excludes equality: which side it shows faster ("a" or
@@ -295,6 +312,20 @@ class Decision:
         )
 
 
+PROJECTION_CAP = 1000  # the most pairs what_would_decide() looks ahead to
+
+
+def pairs_to_decide(mean: float, sd: float, d: Design, cap: int = PROJECTION_CAP) -> int | None:
+    """The fewest pairs (at least min_pairs) whose interval, at this mean log ratio and spread
+    of log ratios, classify() decides; None where none up to `cap` does."""
+    n = np.arange(max(2, d.min_pairs), cap + 1, dtype=float)
+    h = half_widths(n, (n - 1) * sd * sd, d.alpha, d.prior_precision)
+    m = d.log_margin
+    low, high = mean - h, mean + h
+    decided = (high < -m) | (low > m) | ((-m < low) & (high < m))
+    return int(n[np.argmax(decided)]) if decided.any() else None
+
+
 def decide_sequence(
     ratios: Sequence[float],
     d: Design,
@@ -315,6 +346,9 @@ def decide_sequence(
     lo, hi, centre = float(low[0, n - 1]), float(high[0, n - 1]), float(x[:n].mean())
     outcome = OUTCOMES[int(outcome_code[0])]
     reach = max(abs(lo), abs(hi))
+    projected = None
+    if outcome == "undecided" and n > 1:
+        projected = pairs_to_decide(centre, float(x[:n].std(ddof=1)), d)
     return Decision(
         outcome=outcome,
         stopped_by="decided" if outcome != "undecided" else (stopped_by or "max_pairs"),
@@ -327,6 +361,7 @@ def decide_sequence(
         alpha=d.alpha,
         resolvable_margin=math.expm1(reach) if math.isfinite(reach) else None,
         elapsed_s=elapsed_s,
+        pairs_to_decide=projected,
     )
 
 
