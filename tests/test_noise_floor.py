@@ -89,7 +89,7 @@ def test_calibration_alternates_which_half_starts_first_as_the_deciding_sweep_do
     assert ratios == [0.5, 2.0, 0.5, 2.0]
 
 
-COMPARED = {"wall": [1.20, 1.25, 1.17, 1.22], "cpu": [1.1, 1.12, 1.09, 1.11]}
+COMPARED = {"wall": [1.20, 1.25, 1.17, 1.22, 1.19], "cpu": [1.1, 1.12, 1.09, 1.11, 1.1]}
 
 
 def test_a_comparison_without_calibration_caches_the_spread_of_its_own_pairs(
@@ -97,17 +97,18 @@ def test_a_comparison_without_calibration_caches_the_spread_of_its_own_pairs(
 ) -> None:
     workload = "mlp-e1-s30-cpus1-resident"
     record = noise.from_comparison("AMD EPYC x2", workload, COMPARED, DESIGN, None, tmp_path)
-    assert record is not None and record["source"] == noise.COMPARISON and record["pairs"] == 4
+    assert record is not None and record["source"] == noise.COMPARISON and record["pairs"] == 5
     # the spread of the log ratios around the effect, not their distance from 1
     assert record["measures"]["wall"]["log_ratio_sd"] < 0.05
     line = noise.describe(noise.read_floor("AMD EPYC x2", workload, tmp_path), "wall")
-    assert "from the 4 A/B pairs of a comparison" in line and "no A/A calibration" in line
+    assert "from the 5 A/B pairs of a comparison" in line and "no A/A calibration" in line
     assert "not calibrated" not in line
     # too few pairs give no floor; a later comparison's pairs replace a comparison's floor
-    assert noise.from_comparison("x", "w", {"wall": [1.0, 1.1]}, DESIGN, None, tmp_path) is None
+    four = {"wall": [1.0, 1.1, 1.05, 0.98]}
+    assert noise.from_comparison("x", "w", four, DESIGN, None, tmp_path) is None
     more = {"wall": COMPARED["wall"] * 2, "cpu": COMPARED["cpu"] * 2}
     again = noise.from_comparison("AMD EPYC x2", workload, more, DESIGN, None, tmp_path)
-    assert again is not None and again["pairs"] == 8
+    assert again is not None and again["pairs"] == 10
 
 
 def test_a_comparison_never_replaces_an_a_a_calibration(tmp_path: Path) -> None:
@@ -123,8 +124,8 @@ def test_a_decided_series_states_the_floor_its_own_pairs_show(monkeypatch, tmp_p
     from twinbench.launch import decide, decide_sweep
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    design = Design(margin=0.05, max_pairs=4, max_seconds=None)
-    series = decide.Series("cpus=1", design, 4, floor=noise.describe(None, "wall"))
+    design = Design(margin=0.05, max_pairs=5, max_seconds=None)
+    series = decide.Series("cpus=1", design, 5, floor=noise.describe(None, "wall"))
 
     def run(step_s: float, cpu_s: float) -> dict:
         return {"status": "ok", "timing": {"steady_step_s": {"median": step_s}},

@@ -35,7 +35,7 @@ from twinbench.sequential import Design, half_widths
 
 CACHE_VERSION = 1
 COMPARISON = "comparison"  # a floor's `source` when it was read off an A/B comparison's pairs
-MIN_PAIRS = 3  # a spread from fewer pairs is not cached
+MIN_PAIRS = 5  # a spread from fewer pairs is too uncertain to cache and warn on
 MEASURES = {"wall": "steady step median", "cpu": "training CPU seconds"}
 
 
