@@ -13,7 +13,6 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from analysis.render import charts
 from analysis.render.htmlkit import render, slug
 
 FILES = "report_files"
@@ -42,6 +41,10 @@ class Page:
         return set(re.findall(r'<h2 id="([^"]+)"', "".join(self.parts)))
 
     def figure(self, fig: Any, name: str, alt: str) -> None:
+        # matplotlib (via charts) only where a figure is drawn: the sweep's terminal summary
+        # imports this module for its decisions table and draws none
+        from analysis.render import charts
+
         data = charts.png(fig)
         path = self.files / "figures" / f"{slug(name)}.png"
         path.write_bytes(data)

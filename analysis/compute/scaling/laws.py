@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
 
 # Burnham & Anderson's rule of thumb: an AICc gain under 2 is no real support for a model.
 AICC_MARGIN = 2.0
@@ -90,6 +88,8 @@ class Fit:
         return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", grads, self.cov, grads), 0.0))
 
     def t_quantile(self, confidence: float) -> float:
+        from scipy import stats as sps  # where a fit is used: a sweep's summary often fits none
+
         return float(sps.t.ppf(0.5 + confidence / 2, self.dof)) if self.dof > 0 else math.nan
 
     def parameters(self, confidence: float) -> dict[str, float]:
@@ -130,6 +130,8 @@ def fit(law: Law, cores: Sequence[float], times: Sequence[float]) -> Fit:
     try:
         with warnings.catch_warnings():
             # A singular Jacobian gives an infinite covariance: reported as no interval below.
+            from scipy import optimize  # only where a law is fitted, as sps above
+
             warnings.simplefilter("ignore", optimize.OptimizeWarning)
             values, cov = optimize.curve_fit(
                 law.log_time,
