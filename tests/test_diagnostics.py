@@ -114,3 +114,24 @@ def test_mkl_isa_times_each_instruction_setting_in_its_own_pinned_process():
     assert [r["setting"] for r in rows] == ["(unset)", "AVX2"]  # what each child saw
     assert all(r["cores"] == [core] and r["gflops"] > 0 for r in rows)
     assert "MKL" in rows[0]["banner"]  # MKL's own banner, read from its verbose mode
+
+
+def test_the_process_census_counts_each_process_under_the_test_that_started_it(tmp_path):
+    """The census hook in a stand-in venv: a child process started 'by' a test writes its line,
+    the summary puts it under that test's file and names what it imported; uninstall removes
+    the hook, and a sitecustomize that is not the hook is never replaced."""
+    from benchmarks.diagnostics import process_census
+
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    logs = tmp_path / "census"
+    process_census.main(["install", str(tmp_path / "venv"), str(logs)])
+    env = {**os.environ, "PYTHONPATH": str(site), "PYTEST_CURRENT_TEST": "tests/test_x.py::t"}
+    subprocess.run([sys.executable, "-c", "import json"], env=env, check=True)
+    text = process_census.summary(logs)
+    assert text.startswith("1 processes") and "tests/test_x.py" in text
+    process_census.main(["uninstall", str(tmp_path / "venv")])
+    assert not (site / "sitecustomize.py").exists()
+    (site / "sitecustomize.py").write_text("# someone else's\n")
+    with pytest.raises(SystemExit):
+        process_census.main(["install", str(tmp_path / "venv"), str(logs)])
