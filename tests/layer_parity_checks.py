@@ -12,6 +12,7 @@ one line of one half, chosen to pass the flat bound.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -44,23 +45,29 @@ def config(name: str) -> dict:
     return {**cfg, "arch": arch}
 
 
-def _scale_off(self, *args, **kwargs):
-    """torch's attention scale 1/sqrt(head_dim) taken as 1/sqrt(head_dim + 0.01)."""
-    _init(self, *args, **kwargs)
-    self.scale = 1.0 / (self.shape[1] + 0.01) ** 0.5
+# half -> (class, the attribute its forward scales the scores by, the head width it is from)
+SCALES = {
+    "torch": (torch_transformer.SelfAttention, "scale", lambda m: m.shape[1]),
+    # Keras: both routes (fused and explicit) read the attribute
+    "keras": (keras.layers.MultiHeadAttention, "_inverse_sqrt_key_dim", lambda m: m._key_dim),
+}
 
 
-_init = torch_transformer.SelfAttention.__init__
+@contextlib.contextmanager
+def _scale_off(half: str):
+    """`half`'s attention scale 1/sqrt(head_dim) taken as 1/sqrt(head_dim + 0.01)."""
+    cls, attribute, head_dim = SCALES[half]
+    init = cls.__init__
 
+    def mutated(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        setattr(self, attribute, 1.0 / (head_dim(self) + 0.01) ** 0.5)
 
-def _keras_scale_off(self, *args, **kwargs):
-    """Keras' attention scale 1/sqrt(key_dim) taken as 1/sqrt(key_dim + 0.01) (both routes,
-    fused and explicit, read the attribute)."""
-    _keras_init(self, *args, **kwargs)
-    self._inverse_sqrt_key_dim = 1.0 / (self._key_dim + 0.01) ** 0.5
-
-
-_keras_init = keras.layers.MultiHeadAttention.__init__
+    cls.__init__ = mutated
+    try:
+        yield
+    finally:
+        cls.__init__ = init
 
 
 IMDB_EPS = {"ln_epsilon": 1e-5}  # torch's default where the Keras example sets 1e-6
@@ -298,89 +305,14 @@ def keras_dropout_in_forward(mutation: str | None) -> dict:
     return _judged(effect_of(model, x))
 
 
-# A residual dropout at its rate on the wrong tensor, one line of either half: gpt's torch half
-# dropping the attention's input instead of its output, imdb's Keras half the residual stream
-# instead of the attention's branch. Each site alone still runs, drops at its rate and moves
-# the output; only what it is handed differs from its twin's.
-WRONG_TENSOR = {
-    "gpt torch: drop_1 on the attention's input": (
-        "gpt", "torch", RESIDUAL_LINE, 'h = h + blk("attn")(blk("drop_1")(blk("ln_1")(h)))'
-    ),
-    "imdb keras: the first residual dropout on the stream": (
-        "imdb_transformer", "keras", "layers.Add()([h, layers.Dropout(dropout)(a)])",
-        "layers.Add()([layers.Dropout(dropout)(h), a])",
-    ),
-}  # fmt: skip
-
-
-HALVES = ("torch", "keras")
-
-
-def _source_model(name: str, half: str, arch: dict, line: tuple[str, str] | None):
-    """`half` of models/<name>.py built from its source, `line` (old, new) replaced."""
-    import importlib
-    import inspect
-    import types
-
-    original = importlib.import_module(f"models.{name}")
-    source = inspect.getsource(original)
-    if line:
-        assert line[0] in source, f"the line to mutate is gone from models/{name}.py"
-        source = source.replace(*line)
-    module = types.ModuleType(f"{name}_mutated")
-    exec(compile(source, original.__file__, "exec"), module.__dict__)
-    return (module.torch_model if half == "torch" else module.keras_model)(**arch)
-
-
-def dropout_inputs(label: str | None) -> dict:
-    """Each dropout site of the torch half against its Keras twin by what it is handed (parity's
-    check, parity/dropout_inputs.py), on one Keras build's weights, as draws.py measures them;
-    `label` names a WRONG_TENSOR mutation (None: both models unmutated)."""
-    from frameworks.keras.stochastic import dropout_in_forward as keras_effect
-    from frameworks.torch_native.stochastic import dropout_in_forward as torch_effect
-    from twinbench.parity import dropout_inputs as judge
-    from twinbench.parity.draws import in_forward_arrays, training_config
-
-    names = [WRONG_TENSOR[label][0]] if label else ["gpt", "imdb_transformer"]
-    out = {}
-    for name in names:
-        mutation = WRONG_TENSOR[label] if label else None
-        line = {
-            h: mutation[2:] if mutation and mutation[1] == h else None for h in ("torch", "keras")
-        }
-        arch = training_config(name, config(name))["arch"]
-        keras.utils.set_random_seed(0)
-        torch.manual_seed(0)
-        reference = _source_model(name, "keras", arch, line["keras"])
-        other = _source_model(name, "torch", arch, line["torch"])
-        weights = KerasTorchBackend().export_weights(reference, name)
-        TorchBackend().import_weights(other, name, weights)
-        vocab = arch.get("chars") or arch["max_features"]
-        x = np.random.default_rng(0).integers(0, vocab, (2, arch["maxlen"]))
-        seen = {"reference": keras_effect(reference, x.astype(np.int32))}
-        seen["backend"] = torch_effect(other, x.astype(np.int64))
-        figures, failures = judge.compare_dropout_inputs(
-            in_forward_arrays(seen["reference"]), in_forward_arrays(seen["backend"])
-        )
-        out[name] = {"seen": seen, "figures": figures, "failures": failures}
-    return out
-
-
 def main() -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
     pairs = {name: Pair(name) for name in ("gpt", "imdb_transformer")}
     out = {"unmutated": {n: p.judge("torch", {}) for n, p in pairs.items()}, "mutated": {}}
     for label, (name, half, change, patch) in MUTATIONS.items():
-        if patch == "scale" and half == "torch":
-            torch_transformer.SelfAttention.__init__ = _scale_off
-        if patch == "scale" and half == "keras":
-            keras.layers.MultiHeadAttention.__init__ = _keras_scale_off
-        try:
+        with _scale_off(half) if patch == "scale" else contextlib.nullcontext():
             out["mutated"][label] = pairs[name].judge(half, change)
-        finally:
-            torch_transformer.SelfAttention.__init__ = _init
-            keras.layers.MultiHeadAttention.__init__ = _keras_init
     out["attention_dropout"] = {
         f"{kernel}: unmutated": attention_dropout(kernel, None) for kernel in ("fused", "explicit")
     }
@@ -393,6 +325,8 @@ def main() -> None:
         "unmutated": keras_dropout_in_forward(None),
         **{label: keras_dropout_in_forward(label) for label in KERAS_BLOCK_MUTATIONS},
     }
+    from tests.dropout_input_checks import WRONG_TENSOR, dropout_inputs
+
     out["dropout_inputs"] = {
         "unmutated": dropout_inputs(None),
         **{label: dropout_inputs(label) for label in WRONG_TENSOR},

@@ -19,7 +19,8 @@ import pytest
 
 from frameworks import certified, layer_parity
 from tests import certificate_fakes
-from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS, WRONG_TENSOR
+from tests.dropout_input_checks import WRONG_TENSOR
+from tests.layer_parity_checks import DROPOUT_MUTATIONS, MUTATIONS
 from twinbench.parity import distributions, dropout_inputs
 from twinbench.parity.draws import in_forward_arrays
 from twinbench.paths import REPO_ROOT
