@@ -295,3 +295,21 @@ def test_parity_on_an_unknown_stack_is_refused_before_any_stage():
     )
     assert _refused(proc).startswith("twinbench: error: unknown stack 'keras-9'; choose one of:")
     assert "stage" not in proc.stdout + proc.stderr
+
+
+def test_a_stack_of_the_projects_own_versions_builds_an_overlay_that_installs_nothing(tmp_path):
+    """The release axis' A/A stack (conf/stack/keras-3.15.yaml): every pin already the project's.
+    The installer refuses an empty install, and the read-back must accept a pin that loads from
+    the project's environment at the asked version (it failed on both before)."""
+    from importlib import metadata
+
+    own = metadata.version("six")
+    settings = definition.cache_settings({"cache_dir": str(tmp_path)})
+    said: list[str] = []
+    node = {"name": "six-own", "pins": [f"six=={own}"]}
+    env = build.ensure(definition.from_config(node), settings, said.append)
+    meta = json.loads((env / cache.META).read_text())
+    assert meta["installed"] == [] and meta["read_back"] == {"six": own}
+    assert any("installing nothing" in line for line in said)
+    found = _read_back_in(env, "six")
+    assert Path(found["versions"]["six"]["location"]) in [Path(p) for p in build.site_packages()]

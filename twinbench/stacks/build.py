@@ -139,11 +139,15 @@ def _build(stack: Stack, settings: CacheSettings, final: Path, say: Say) -> None
         python = env / "bin" / "python"
         own = _interpreter_site(python, settings.build_timeout_s)
         Path(own, OVERLAY_PTH).write_text("\n".join(site_packages()) + "\n")
-        say(f"stack {stack.name}: [3/{STEPS}] installing {len(changed)}: {', '.join(changed)}")
-        install = ["pip", "install", "--quiet", "--no-deps", "--python", str(python), *changed]
-        _run(stack, uv, [*install, *settings.installer_args], settings, changed)
+        if changed:
+            say(f"stack {stack.name}: [3/{STEPS}] installing {len(changed)}: {', '.join(changed)}")
+            install = ["pip", "install", "--quiet", "--no-deps", "--python", str(python), *changed]
+            _run(stack, uv, [*install, *settings.installer_args], settings, changed)
+        else:  # the installer refuses an empty list; the overlay alone is the point (A/A)
+            say(f"stack {stack.name}: [3/{STEPS}] installing nothing: every pin is the project's")
         say(f"stack {stack.name}: [4/{STEPS}] reading the pins back in its interpreter")
-        readback = _read_back(stack, python, own, settings.build_timeout_s)
+        names = {_canonical(c.split("==")[0]) for c in changed}
+        readback = _read_back(stack, python, own, settings.build_timeout_s, names)
         say(f"stack {stack.name}: [5/{STEPS}] checking every requirement (pip check)")
         _pip_check(stack, python, set(resolved), settings.build_timeout_s)
         meta = {
@@ -234,9 +238,12 @@ def _failure(stack: Stack, text: str, pins: list[str] | None = None) -> str:
     return f"stack {stack.name}: pin {culprit} cannot be installed: {reason[:300]}"
 
 
-def _read_back(stack: Stack, python: Path, own_site: str, timeout: float) -> dict[str, str]:
+def _read_back(
+    stack: Stack, python: Path, own_site: str, timeout: float, installed: set[str]
+) -> dict[str, str]:
     """Every pin as the new interpreter loads it, from its own folder, its own folder first on
-    sys.path: else the overlay does not do what it is for."""
+    sys.path: else the overlay does not do what it is for. A pin the project's environment
+    already holds at that version (`installed` lacks it) loads from the project's."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     cmd = [str(python), "-m", "twinbench.stacks.readback", *sorted(stack.pins)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -250,7 +257,7 @@ def _read_back(stack: Stack, python: Path, own_site: str, timeout: float) -> dic
     wrong += [
         f"{n} loads from {v['location']}, not the stack's folder"
         for n, v in sorted(found["versions"].items())
-        if v["location"] and Path(v["location"]) != Path(own_site)
+        if v["location"] and Path(v["location"]) != Path(own_site) and _canonical(n) in installed
     ]
     path = found["sys_path"]
     project = [p for p in site_packages() if p in path]
@@ -259,6 +266,11 @@ def _read_back(stack: Stack, python: Path, own_site: str, timeout: float) -> dic
     if wrong:
         raise StackError(f"stack {stack.name}: {'; '.join(wrong)}")
     return {n: v["version"] for n, v in found["versions"].items()}
+
+
+def _canonical(name: str) -> str:
+    """A distribution's name as PEP 503 compares them (tensorflow_cpu is tensorflow-cpu)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _pip_check(stack: Stack, python: Path, resolved: set[str], timeout: float) -> None:
