@@ -61,7 +61,7 @@ def compared_layers(model_name: str) -> list[str]:
 
 def attention_input(rows: int, tokens: int, width: int) -> np.ndarray:
     """The seeded (rows, tokens, width) input every half's attention layers are called on alone:
-    unit normal, so the scores spread (standard deviation about 0.7 at imdb_transformer's
+    unit normal, so the scores spread (a standard deviation of order 1 at imdb_transformer's
     initial weights) where the probe batch's are nearly equal, without growing the scores'
     rounding as a larger scale would (conf/equivalence/default.yaml `forward.attention_alone`)."""
     seed = int(_settings()["forward"]["attention_alone"]["seed"])
