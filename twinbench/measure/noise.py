@@ -109,17 +109,7 @@ def calibrate(
         measured.append((a, b))
         if a.get("wall") and b.get("wall"):
             say(f"  pair {i + 1}/{pairs}: ratio {a['wall'] / b['wall']:.4f}")
-    record = {
-        "version": CACHE_VERSION,
-        "fingerprint": fingerprint,
-        "workload": workload,
-        "pairs": pairs,
-        **(about or {}),
-        "measures": summarise(measured, design),
-        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load_average": list(os.getloadavg()),  # a loaded machine caches a high floor
-    }
-    return _write(record, cache_dir)
+    return _write(fingerprint, workload, pairs, about or {}, summarise(measured, design), cache_dir)
 
 
 def from_comparison(
@@ -139,22 +129,30 @@ def from_comparison(
     pairs = len(ratios.get(design.measure) or [])
     if pairs < MIN_PAIRS:
         return None
+    about = {"source": COMPARISON, **(about or {})}
+    return _write(fingerprint, workload, pairs, about, summarise_ratios(ratios, design), cache_dir)
+
+
+def _write(
+    fingerprint: str,
+    workload: str,
+    pairs: int,
+    about: dict[str, Any],
+    measures: dict[str, Any],
+    cache_dir: Path | None,
+) -> dict[str, Any]:
+    """One floor record, cached atomically: an A/A calibration's or a comparison's."""
     record = {
         "version": CACHE_VERSION,
         "fingerprint": fingerprint,
         "workload": workload,
         "pairs": pairs,
-        "source": COMPARISON,
-        **(about or {}),
-        "measures": summarise_ratios(ratios, design),
+        **about,
+        "measures": measures,
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load_average": list(os.getloadavg()),
+        "load_average": list(os.getloadavg()),  # a loaded machine caches a high floor
     }
-    return _write(record, cache_dir)
-
-
-def _write(record: dict[str, Any], cache_dir: Path | None) -> dict[str, Any]:
-    path = cache_file(cache_dir or default_cache_dir(), record["fingerprint"], record["workload"])
+    path = cache_file(cache_dir or default_cache_dir(), fingerprint, workload)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(record, indent=1))
