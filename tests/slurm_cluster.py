@@ -13,6 +13,7 @@ error and submitit, which polls it, falls back to the result files its jobs writ
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -184,6 +185,11 @@ class SlurmCluster:
         while time.monotonic() < deadline:
             state = self.run("squeue", "-h", "-j", job_id, "-o", "%T", check=False).strip()
             if state == "PENDING":
+                # slurmd revoked the job's credential when it was requeued, and it compares a
+                # new credential's creation time with that, to the second: a start in the same
+                # second is refused ("Job credential revoked") and the job ends FAILED. Start
+                # it in the next second, as Slurm's own hold would, minutes later.
+                time.sleep(math.floor(time.time()) + 1.05 - time.time())
                 self.run("scontrol", "update", f"JobId={job_id}", "StartTime=now")
                 return
             time.sleep(0.5)

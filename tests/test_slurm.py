@@ -56,9 +56,10 @@ def sweep(cluster: slurm_cluster.SlurmCluster, *args: str) -> subprocess.Popen:
     )
 
 
-def finish(proc: subprocess.Popen) -> str:
+def finish(proc: subprocess.Popen, cluster: slurm_cluster.SlurmCluster) -> str:
     out, _ = proc.communicate(timeout=SWEEP_TIMEOUT_S)
-    assert proc.returncode == 0, out[-4000:]
+    # The daemons' logs say why Slurm ended a job (the sweep only sees its state).
+    assert proc.returncode == 0, out[-4000:] + "\n" + cluster.logs()
     return out
 
 
@@ -85,7 +86,7 @@ def job_starts(sweep_dir: Path) -> list[datetime]:
 
 def test_a_sweep_of_both_frameworks_runs_on_slurm_inside_its_cores(slurm, tmp_path):
     sweep_dir = tmp_path / "sweep"
-    out = finish(sweep(slurm, "backend=torch,tensorflow", f"hydra.sweep.dir={sweep_dir}"))
+    out = finish(sweep(slurm, "backend=torch,tensorflow", f"hydra.sweep.dir={sweep_dir}"), slurm)
 
     assert "job states are read from squeue instead of sacct" in out
     assert "Bypassing sacct error" not in out and "accounting storage is disabled" not in out
@@ -129,7 +130,7 @@ def test_a_job_requeued_mid_sweep_keeps_finished_runs_and_measures_the_rest(slur
         job_id = slurm.run("squeue", "-h", "-o", "%i").split()[0]
         slurm.run("scontrol", "requeue", job_id)
         slurm.release(job_id)
-        finish(proc)
+        finish(proc, slurm)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -206,7 +207,7 @@ def test_killed_processes_mid_sweep_lose_nothing_finished_and_a_rerun_measures_t
     assert killed["status"] == "failed" and killed["error_kind"] == "crash"
     assert "killed by signal 9" in killed["error"]
 
-    out = finish(sweep(slurm, *args))
+    out = finish(sweep(slurm, *args), slurm)
     runs = by_repeat(records(sweep_dir))
     assert sorted(runs) == ["repeat-0", "repeat-1", "repeat-2"]
     assert runs["repeat-0"] == first["repeat-0"]  # finished before the kills: kept, not re-run
