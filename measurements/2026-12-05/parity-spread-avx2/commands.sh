@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 44, item 4: the two checks added on Zen 5 hosts (attention alone; the dropout's handed
-# tensor), run on the Zen 3's instruction set. 2026-12-05 18:40-18:50 UTC on a Zen 5 host (AMD
+# tensor), run on the Zen 3's instruction set. 2026-12-05 18:03-18:10 UTC on a Zen 5 host (AMD
 # EPYC family 25 model 17) with every library held to AVX2 + FMA, which is what the Zen 3 type
 # runs: NOT a Zen 3 (its caches, its clock and its microcode differ; rounding does not, which
 # depends on the kernels' code and thread count only). oneDNN printed `isa:Intel AVX2`, torch

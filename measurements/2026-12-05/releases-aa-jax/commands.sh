@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 43: the A/A stack of the JAX releases. 2026-12-05 18:12-18:29 UTC, AMD EPYC family 25
+# Issue 43: the A/A stack of the JAX releases. 2026-12-05 17:51-18:03 UTC, AMD EPYC family 25
 # model 17 (Zen 5: AVX-512, avx512_bf16), 2 vCPUs, nothing else running. jax-0.10 is the pinned
 # JAX (0.10.2) built as an overlay like jax-0.9: against `pinned` it measures what the overlay
 # environment alone changes, against jax-0.9 the release with the environment held equal.
