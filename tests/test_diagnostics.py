@@ -4,11 +4,14 @@ today's layout, and importing it runs nothing (no pinning, no framework loaded).
 from __future__ import annotations
 
 import importlib
+import json
+import math
 import os
 import pkgutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import benchmarks.diagnostics as diagnostics
@@ -135,3 +138,29 @@ def test_the_process_census_counts_each_process_under_the_test_that_started_it(t
     (site / "sitecustomize.py").write_text("# someone else's\n")
     with pytest.raises(SystemExit):
         process_census.main(["install", str(tmp_path / "venv"), str(logs)])
+
+
+def test_the_projection_check_scores_projections_on_the_units_that_came_after(tmp_path, capsys):
+    """A/A units far from the margin: most projections decide by the count they named. Units
+    sitting on the margin's edge: projections the pool can check almost never do, which is what
+    the check exists to show. Files decided under different designs are not pooled."""
+    from benchmarks.diagnostics import projection_check as check
+    from twinbench.sequential import Design
+
+    rng = np.random.default_rng(5)
+    d = Design(margin=0.05, max_seconds=None)
+    far = check.check(rng.normal(0.0, 0.03, 400), d, [5], orders=200)[5]
+    assert far["checked"] > 100 and far["by_n"] / far["checked"] > 0.65  # 0.78 here
+    assert far["checked_2n"] and far["by_2n"] / far["checked_2n"] > far["by_n"] / far["checked"]
+    edge = check.check(rng.normal(math.log(1.05), 0.03, 400), d, [5], orders=200)[5]
+    assert edge["projections"] > 150
+    assert edge["by_n"] <= 0.2 * max(edge["checked"], 1)
+
+    files = []
+    for margin in (0.05, 0.10):
+        path = tmp_path / f"m{margin}.json"
+        series = [{"series": "A/A", "wall_ratios": [1.0, 1.01]}]
+        path.write_text(json.dumps({"design": {"margin": margin}, "series": series}))
+        files.append(str(path))
+    assert check.main(files) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from twinbench import confidence
 from twinbench import sequential as seq
 from twinbench.sequential import Design, first_decisions
 
@@ -130,25 +131,37 @@ def _exactly(mean: float, sd: float, n: int) -> list[float]:
     return list(np.exp(mean + sd * z))
 
 
-def test_an_undecided_sequence_says_how_many_pairs_would_decide_it_if_nothing_moved() -> None:
-    """The projection is the decision rule itself run ahead: pairs with the same mean and spread
-    decide at exactly the projected count, and one pair fewer does not."""
+def test_an_undecided_sequence_says_what_budget_would_likely_decide_it() -> None:
+    """The projection is the decision rule itself run ahead: at a fixed mean and spread, pairs
+    decide at exactly pairs_to_decide's count and one pair fewer does not. The verdict's budget
+    allows for the mean's own uncertainty: the `projection_quantile` of that count over means
+    drawn within the mean's standard error, so never below the count at the mean itself here
+    (a mean near 1 needs the fewest pairs to be called equivalent), and smaller at a lower
+    quantile (here 37 at the median, 101 at the default 0.75). A ratio on the margin's edge
+    gets no budget, and the verdict says why."""
     d = Design(margin=0.05, max_pairs=200, max_seconds=None)
     mean, sd = math.log(1.02), 0.05
-    now = seq.decide_sequence(_exactly(mean, sd, 8), d, stopped_by="max_pairs")
-    assert now.outcome == "undecided" and now.pairs_to_decide is not None
-    n = now.pairs_to_decide
-    assert n > 8
+    n = confidence.pairs_to_decide(mean, sd, d)
+    assert n is not None and n > 8
 
     def last_interval(count: int) -> str:  # the interval after all `count` pairs, not a prefix
         low, high = seq.running_bounds(np.log(_exactly(mean, sd, count)), d)
         return seq.classify(low[0, -1], high[0, -1], d)
 
     assert last_interval(n) == "equivalent" and last_interval(n - 1) == "undecided"
-    assert f"about {n} pairs in all would decide +-5%" in now.verdict()
-    # a ratio on the margin's edge: no count decides it, and the verdict says why
+
+    now = seq.decide_sequence(_exactly(mean, sd, 8), d, stopped_by="max_pairs")
+    assert now.outcome == "undecided" and now.pairs_to_decide is not None
+    budget = now.pairs_to_decide
+    draws = np.random.default_rng(0).normal(mean, sd / math.sqrt(8), d.projection_draws)
+    counts = confidence.pairs_to_decide(draws, sd, d)
+    assert budget == np.quantile(counts, d.projection_quantile, method="higher")
+    assert budget >= confidence.pairs_to_decide(math.log(1.0), sd, d)
+    lower = Design(margin=0.05, max_pairs=200, max_seconds=None, projection_quantile=0.5)
+    assert seq.decide_sequence(_exactly(mean, sd, 8), lower).pairs_to_decide < budget
+    assert f"a budget of about {budget} pairs in all would likely decide +-5%" in now.verdict()
     edge = seq.decide_sequence(_exactly(d.log_margin, sd, 8), d, stopped_by="max_pairs")
-    assert edge.pairs_to_decide is None and "on the margin's edge" in edge.verdict()
+    assert edge.pairs_to_decide is None and "reaches the margin's edge" in edge.verdict()
 
 
 def test_an_undecided_interval_that_excludes_equality_says_which_side_it_shows_faster() -> None:

@@ -31,8 +31,8 @@ Outcomes, with d = log(1 + margin):
     undecided    a budget (pairs or seconds) ran out first; it states the margin it could resolve
 Any wrong decision needs the interval to miss the true mean, so all three share the one alpha.
 
-numpy only, no project imports but the conf path: a leaf that the launch side and the analysis
-both use.
+numpy only, no project imports but the conf path and the sequence's arithmetic
+(twinbench/confidence.py): a leaf that the launch side and the analysis both use.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from twinbench.confidence import PROJECTION_CAP, half_widths, projected_pairs
 from twinbench.paths import CONF_DIR
 
 CONFIG = CONF_DIR / "decision" / "default.yaml"
@@ -101,6 +102,11 @@ class Design:
     # `warmup_ticks` each, then both exit; the worker pair is the unit the sequence counts.
     resident_blocks: int = 40
     warmup_ticks: int = 10
+    # An undecided verdict's "a budget of about N pairs would likely decide it"
+    # (confidence.projected_pairs): this quantile of the counts over this many means drawn
+    # within the observed mean's uncertainty.
+    projection_quantile: float = 0.75
+    projection_draws: int = 200
 
     def __post_init__(self) -> None:
         # Checked here, so a bad conf fails before the first pair, not after minutes of them.
@@ -131,6 +137,16 @@ class Design:
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, int) and value >= 1):
                 problems.append(f"{name} must be a whole number >= 1, got {value!r}")
+        if not 0 < self.projection_quantile < 1:
+            problems.append(
+                f"projection_quantile must be in (0, 1), got {self.projection_quantile!r}"
+            )
+        if isinstance(self.projection_draws, bool) or not (
+            isinstance(self.projection_draws, int) and self.projection_draws >= 1
+        ):
+            problems.append(
+                f"projection_draws must be a whole number >= 1, got {self.projection_draws!r}"
+            )
         if not 0 <= self.turn_gap_s <= 10:
             problems.append(f"turn_gap_s must be between 0 and 10 seconds, got {self.turn_gap_s!r}")
         if problems:
@@ -174,14 +190,6 @@ def load_design(path: Path = CONFIG, **overrides: Any) -> Design:
     if unknown:
         raise ValueError(f"{path}: unknown decision keys {sorted(unknown)}")
     return Design(**data)
-
-
-def half_widths(n: np.ndarray, ss: np.ndarray, alpha: float, c: float) -> np.ndarray:
-    """Half-width of Lai's t confidence sequence after n values whose squares about their mean
-    sum to ss (infinite while the sequence is still the whole line)."""
-    k = (n + c) * (1.0 - (alpha * np.sqrt(c / (n + c))) ** (2.0 / n))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > k, np.sqrt(k * ss / (n * (n - k))), np.inf)
 
 
 def running_bounds(x: np.ndarray, d: Design) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +251,7 @@ class Decision:
     alpha: float
     resolvable_margin: float | None  # the smallest margin this interval would decide (equiv.)
     elapsed_s: float | None = None
-    # Undecided: the pairs in all that would decide at this mean and spread (pairs_to_decide)
+    # Undecided: the budget in pairs that would likely decide it (confidence.projected_pairs)
     pairs_to_decide: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -276,18 +284,20 @@ class Decision:
         return text + "; " + self.what_would_decide()
 
     def what_would_decide(self) -> str:
-        """For an undecided sequence, the budget that would decide it if its ratio and spread
-        held: a projection from these pairs, not a promise."""
+        """For an undecided sequence, the budget in pairs that would likely decide it: a
+        projection from these pairs over their mean's uncertainty, not a promise."""
         if self.pairs_to_decide is None and self.pairs < 2:
             return "too few pairs to project what would decide it"
         if self.pairs_to_decide is None:
             return (
-                f"at this ratio and spread no count of pairs up to {PROJECTION_CAP} decides "
-                f"+-{self.margin:.0%}: the ratio sits on the margin's edge"
+                f"at this ratio and spread no budget up to {PROJECTION_CAP} pairs would likely "
+                f"decide +-{self.margin:.0%}: within its uncertainty the ratio reaches the "
+                "margin's edge"
             )
         return (
-            f"at this ratio and spread about {self.pairs_to_decide} pairs in all would decide "
-            f"+-{self.margin:.0%} (a projection: the ratio may move)"
+            f"at this ratio and spread a budget of about {self.pairs_to_decide} pairs in all "
+            f"would likely decide +-{self.margin:.0%} (a projection over the ratio's own "
+            "uncertainty; the pairs stop as soon as they decide)"
         )
 
     def shown_difference(self) -> tuple[str, float] | None:
@@ -312,20 +322,6 @@ class Decision:
         )
 
 
-PROJECTION_CAP = 1000  # the most pairs what_would_decide() looks ahead to
-
-
-def pairs_to_decide(mean: float, sd: float, d: Design, cap: int = PROJECTION_CAP) -> int | None:
-    """The fewest pairs (at least min_pairs) whose interval, at this mean log ratio and spread
-    of log ratios, classify() decides; None where none up to `cap` does."""
-    n = np.arange(max(2, d.min_pairs), cap + 1, dtype=float)
-    h = half_widths(n, (n - 1) * sd * sd, d.alpha, d.prior_precision)
-    m = d.log_margin
-    low, high = mean - h, mean + h
-    decided = (high < -m) | (low > m) | ((-m < low) & (high < m))
-    return int(n[np.argmax(decided)]) if decided.any() else None
-
-
 def decide_sequence(
     ratios: Sequence[float],
     d: Design,
@@ -348,7 +344,7 @@ def decide_sequence(
     reach = max(abs(lo), abs(hi))
     projected = None
     if outcome == "undecided" and n > 1:
-        projected = pairs_to_decide(centre, float(x[:n].std(ddof=1)), d)
+        projected = projected_pairs(x[:n], d)
     return Decision(
         outcome=outcome,
         stopped_by="decided" if outcome != "undecided" else (stopped_by or "max_pairs"),

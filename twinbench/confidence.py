@@ -1,0 +1,58 @@
+"""Lai's t confidence sequence, its widths and what it projects (twinbench/sequential.py says
+why this sequence and how a comparison decides with it).
+
+numpy only: a leaf under twinbench.sequential, which re-exports half_widths.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from twinbench.sequential import Design
+
+
+def half_widths(n: np.ndarray, ss: np.ndarray, alpha: float, c: float) -> np.ndarray:
+    """Half-width of Lai's t confidence sequence after n values whose squares about their mean
+    sum to ss (infinite while the sequence is still the whole line)."""
+    k = (n + c) * (1.0 - (alpha * np.sqrt(c / (n + c))) ** (2.0 / n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > k, np.sqrt(k * ss / (n * (n - k))), np.inf)
+
+
+PROJECTION_CAP = 1000  # the most pairs what_would_decide() looks ahead to
+
+
+def pairs_to_decide(mean: Any, sd: float, d: Design, cap: int = PROJECTION_CAP) -> Any:
+    """The fewest pairs (at least min_pairs) whose interval, at this mean log ratio and spread
+    of log ratios, classify() decides; None where none up to `cap` does. Given an array of
+    means, an array of counts with inf where none decides."""
+    n = np.arange(max(2, d.min_pairs), cap + 1, dtype=float)
+    h = half_widths(n, (n - 1) * sd * sd, d.alpha, d.prior_precision)
+    m = d.log_margin
+    means = np.atleast_1d(np.asarray(mean, float))[:, None]
+    low, high = means - h, means + h
+    decided = (high < -m) | (low > m) | ((-m < low) & (high < m))
+    counts = np.where(decided.any(axis=1), n[np.argmax(decided, axis=1)], np.inf)
+    if np.ndim(mean):
+        return counts
+    return int(counts[0]) if np.isfinite(counts[0]) else None
+
+
+def projected_pairs(x: np.ndarray, d: Design) -> int | None:
+    """The pairs in all that would decide the sequence x (log ratios), allowing for its mean's
+    own uncertainty: the `projection_quantile` of pairs_to_decide over `projection_draws` means
+    drawn around the observed one with its standard error (seeded: the same pairs, the same
+    line). None where that quantile is no count up to the cap. Read at the observed mean alone,
+    the projection was optimistic on held-out pairs near the margin's edge (docs/usage/
+    decisions.md)."""
+    sd = float(x.std(ddof=1))
+    draws = np.random.default_rng(0).normal(x.mean(), sd / math.sqrt(x.size), d.projection_draws)
+    # "higher": an actual count, never an interpolation between a count and inf
+    count = float(
+        np.quantile(pairs_to_decide(draws, sd, d), d.projection_quantile, method="higher")
+    )
+    return int(count) if math.isfinite(count) else None
