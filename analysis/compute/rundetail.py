@@ -15,7 +15,9 @@ from analysis.load.legacy import SOURCE as LEGACY_SOURCE
 from twinbench import stats
 
 # Start-up phases in the order they happen (worker.py's `startup` record, in seconds).
-STARTUP_PHASES = ["process_start", "data", "framework_import", "build", "first_step"]
+STARTUP_PHASES = [
+    "process_start", "data", "framework_import", "build", "train_setup", "first_step", "other"
+]  # fmt: skip
 RUN_WARMUP_STEPS = 10  # the worker's default measure.warmup_steps, for records that lack it
 
 

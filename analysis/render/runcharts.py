@@ -12,7 +12,7 @@ from matplotlib.ticker import MaxNLocator
 from analysis.compute.rundetail import STARTUP_PHASES
 from analysis.render.charts import BASE_STYLE, _figure
 
-PHASE_COLOURS = ["#bdbdbd", "#74c476", "#6baed6", "#fd8d3c", "#9e9ac8"]
+PHASE_COLOURS = ["#bdbdbd", "#74c476", "#6baed6", "#fd8d3c", "#fdd0a2", "#9e9ac8", "#e7e7e7"]
 
 
 def _palette(n: int) -> list:

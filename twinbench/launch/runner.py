@@ -326,8 +326,13 @@ def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "start-up",
             f"{record['startup']['total_s']:.2f}s (import "
-            f"{record['startup']['framework_import_s']:.2f}s, first step "
-            f"{record['startup']['first_step_s']:.3f}s)",
+            f"{record['startup']['framework_import_s']:.2f}s, "
+            + (  # records before 2026-12-05 have no train set-up
+                f"train set-up {record['startup']['train_setup_s']:.2f}s, "
+                if "train_setup_s" in record["startup"]
+                else ""
+            )
+            + f"first step {record['startup']['first_step_s']:.3f}s)",
         ),
         (
             "final",

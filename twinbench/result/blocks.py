@@ -97,9 +97,20 @@ class Startup(Block):
     framework_import_s: float = spec("importing the framework adapter", "s")
     data_s: float = spec("loading the data set", "s")
     build_s: float = spec("building the model and its train plan", "s")
+    train_setup_s: float = spec(
+        "from the model built to its first step: the optimizer, the input pipeline, Keras' "
+        "compile (torch's first optimizer imports its compiler stack, torch._dynamo, here); "
+        "waits for a partner's turns left out",
+        "s",
+    )
     first_step_s: float = spec("the first step (tracing, compilation, cold caches)", "s")
     first_step_over_steady_s: float | None = spec(
         "first step minus the median steady step; None without a steady step", "s"
+    )
+    other_s: float = spec(
+        "total_s minus the phases above: the worker's own set-up (the CPU budget applied and "
+        "read back, the stack's pins read back) and the gaps between phases",
+        "s",
     )
     total_s: float = spec("spawn to the end of the first step, probes left out", "s")
 

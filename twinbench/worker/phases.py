@@ -188,6 +188,7 @@ class Trained:
     clock: Any  # frameworks.timing.RunClock
     history: Any  # frameworks.base.History
     build_s: float
+    built_ns: int  # perf_counter_ns when the model was built: train set-up runs from here
     resources: dict[str, Any]
     settings_in_effect: dict[str, Any]
     device_info: dict[str, Any] | None = None  # the GPU's block (Backend.device_report)
@@ -219,7 +220,8 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     t_build = time.perf_counter_ns()
     model = backend.build(spec.model, mc, spec.device)
     params = backend.count_params(model)
-    build_s = seconds(t_build, time.perf_counter_ns())
+    built_ns = time.perf_counter_ns()
+    build_s = seconds(t_build, built_ns)
 
     # In a pair that takes turns (a deciding sweep's `pairing: turns`) the clock hands the turn
     # over between blocks of steps and leaves the waits out of every time it takes.
@@ -236,7 +238,16 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": clock.step_times_ns()})
     device_info = backend.device_report(spec.device)
     return Trained(
-        model, params, plan, clock, history, build_s, used, settings_in_effect, device_info
+        model,
+        params,
+        plan,
+        clock,
+        history,
+        build_s,
+        built_ns,
+        used,
+        settings_in_effect,
+        device_info,
     )
 
 
