@@ -29,14 +29,18 @@ PROJECTION_CAP = 1000  # the most pairs what_would_decide() looks ahead to
 def pairs_to_decide(mean: Any, sd: float, d: Design, cap: int = PROJECTION_CAP) -> Any:
     """The fewest pairs (at least min_pairs) whose interval, at this mean log ratio and spread
     of log ratios, classify() decides; None where none up to `cap` does. Given an array of
-    means, an array of counts with inf where none decides."""
+    means, an array of counts with inf where none decides.
+
+    classify() decides once the half-width is below the mean's distance from the margin's edge,
+    | |mean| - margin | (beyond it: a side faster; inside it: equivalent), so the count is the
+    first n whose half-width, or any earlier one, is below that distance: one search per mean,
+    cheap enough for every pair of a live comparison and every step of a simulation."""
     n = np.arange(max(2, d.min_pairs), cap + 1, dtype=float)
     h = half_widths(n, (n - 1) * sd * sd, d.alpha, d.prior_precision)
-    m = d.log_margin
-    means = np.atleast_1d(np.asarray(mean, float))[:, None]
-    low, high = means - h, means + h
-    decided = (high < -m) | (low > m) | ((-m < low) & (high < m))
-    counts = np.where(decided.any(axis=1), n[np.argmax(decided, axis=1)], np.inf)
+    lowest = np.minimum.accumulate(h)  # non-increasing: the first n below a distance is found
+    distance = np.abs(np.abs(np.atleast_1d(np.asarray(mean, float))) - d.log_margin)
+    first = np.searchsorted(-lowest, -distance, side="right")  # first lowest < distance
+    counts = np.where(first < n.size, n[np.minimum(first, n.size - 1)], np.inf)
     if np.ndim(mean):
         return counts
     return int(counts[0]) if np.isfinite(counts[0]) else None
