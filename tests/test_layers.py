@@ -2,7 +2,9 @@
 
 Bottom to top (docs/architecture.md draws the same picture):
 
-    paths        twinbench.paths: where conf/ and results/ live; imports nothing of the project
+    paths        twinbench.paths: where conf/ and results/ live; twinbench.confidence: the
+                 confidence sequence's arithmetic (numpy only); both import nothing of the
+                 project
     leaves       models (with their FLOP rules and the model-config loader), benchdata, and the
                  framework-free base the analysis reads too: twinbench.result, .stats,
                  .sequential, .ui
@@ -26,7 +28,7 @@ from tests.test_import_graph import import_graph
 from twinbench.paths import REPO_ROOT
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("paths", ("twinbench.paths", "twinbench")),
+    ("paths", ("twinbench.paths", "twinbench.confidence", "twinbench")),
     (
         "leaves",
         (

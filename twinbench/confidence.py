@@ -1,18 +1,33 @@
 """Lai's t confidence sequence, its widths and what it projects (twinbench/sequential.py says
 why this sequence and how a comparison decides with it).
 
-numpy only: a leaf under twinbench.sequential, which re-exports half_widths.
+numpy only and nothing of the project, so it sits in the bottom layer beside twinbench.paths
+(tests/test_layers.py): twinbench.sequential, a leaf, builds on it and re-exports half_widths.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from twinbench.sequential import Design
+
+class Rule(Protocol):
+    """What these functions read of a decision design (twinbench.sequential.Design)."""
+
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def prior_precision(self) -> float: ...
+    @property
+    def min_pairs(self) -> int: ...
+    @property
+    def log_margin(self) -> float: ...
+    @property
+    def projection_quantile(self) -> float: ...
+    @property
+    def projection_draws(self) -> int: ...
 
 
 def half_widths(n: np.ndarray, ss: np.ndarray, alpha: float, c: float) -> np.ndarray:
@@ -26,7 +41,7 @@ def half_widths(n: np.ndarray, ss: np.ndarray, alpha: float, c: float) -> np.nda
 PROJECTION_CAP = 1000  # the most pairs what_would_decide() looks ahead to
 
 
-def pairs_to_decide(mean: Any, sd: float, d: Design, cap: int = PROJECTION_CAP) -> Any:
+def pairs_to_decide(mean: Any, sd: float, d: Rule, cap: int = PROJECTION_CAP) -> Any:
     """The fewest pairs (at least min_pairs) whose interval, at this mean log ratio and spread
     of log ratios, classify() decides; None where none up to `cap` does. Given an array of
     means, an array of counts with inf where none decides.
@@ -46,7 +61,7 @@ def pairs_to_decide(mean: Any, sd: float, d: Design, cap: int = PROJECTION_CAP) 
     return int(counts[0]) if np.isfinite(counts[0]) else None
 
 
-def projected_pairs(x: np.ndarray, d: Design) -> int | None:
+def projected_pairs(x: np.ndarray, d: Rule) -> int | None:
     """The pairs in all that would decide the sequence x (log ratios), allowing for its mean's
     own uncertainty: the `projection_quantile` of pairs_to_decide over `projection_draws` means
     drawn around the observed one with its standard error (seeded: the same pairs, the same

@@ -98,9 +98,9 @@ class Startup(Block):
     data_s: float = spec("loading the data set", "s")
     build_s: float = spec("building the model and its train plan", "s")
     train_setup_s: float = spec(
-        "from the model built to its first step: the optimizer, the input pipeline, Keras' "
-        "compile (torch's first optimizer imports its compiler stack, torch._dynamo, here); "
-        "waits for a partner's turns left out",
+        "from the model built to its first step: the optimizer, the input pipeline, the "
+        "framework's compile (a framework's first optimizer may import its compiler stack "
+        "here); waits for a partner's turns left out",
         "s",
     )
     first_step_s: float = spec("the first step (tracing, compilation, cold caches)", "s")
