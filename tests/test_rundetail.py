@@ -132,3 +132,21 @@ def test_a_history_with_epochs_between_validations_renders(tmp_path):
     }
     runs = pd.read_csv(out / "report_files" / "tables" / "runs.csv")
     assert set(runs["final_val_accuracy"]) == {0.55} and set(runs["final_val_loss"]) == {1.0}
+
+
+def test_start_up_phases_add_up_to_the_total_with_the_rest_as_other():
+    """The start-up chart stacks the recorded phases and "other", the rest of total_s; a record
+    written before train_setup_s existed shows its train set-up inside "other"."""
+    import pandas as pd
+
+    base = {"status": "ok", "source": "twinbench", "path": "/nowhere/result.json",
+            "workload": "mlp", "model": "mlp", "config_label": "torch cpus=1",
+            "backend": "torch", "startup_process_start_s": 0.2,
+            "startup_framework_import_s": 1.0, "startup_data_s": 0.1, "startup_build_s": 0.05,
+            "startup_first_step_s": 0.05, "startup_total_s": 2.4}  # fmt: skip
+    runs = pd.DataFrame([{**base, "startup_train_setup_s": 0.9}, base])
+    new, old = rundetail.details(runs).to_dict("records")
+    assert new["startup_other_s"] == pytest.approx(0.1)
+    assert pd.isna(old["startup_train_setup_s"]) and old["startup_other_s"] == pytest.approx(1.0)
+    phases = [f"startup_{p}_s" for p in rundetail.STARTUP_PHASES]
+    assert sum(new[c] for c in phases) == pytest.approx(2.4)  # the record's total_s

@@ -14,11 +14,17 @@ import pandas as pd
 from analysis.load.legacy import SOURCE as LEGACY_SOURCE
 from twinbench import stats
 
-# Start-up phases in the order they happen (worker.py's `startup` record, in seconds).
+# Start-up phases in the order they happen (the worker's `startup` record, in seconds); the
+# last, "other", is not recorded but derived in details(): total_s less the others.
 STARTUP_PHASES = [
     "process_start", "data", "framework_import", "build", "train_setup", "first_step", "other"
 ]  # fmt: skip
 RUN_WARMUP_STEPS = 10  # the worker's default measure.warmup_steps, for records that lack it
+
+
+def _seconds(value: Any) -> float | None:
+    """A start-up phase's seconds from the runs table, None where the record has none."""
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def _json(value: Any, default: Any) -> Any:
@@ -94,8 +100,15 @@ def details(runs: pd.DataFrame, target_accuracy: float | None = None) -> pd.Data
                 else None
             ),
         }
-        for phase in STARTUP_PHASES:
-            row[f"startup_{phase}_s"] = r.get(f"startup_{phase}_s")
+        named = [_seconds(r.get(f"startup_{phase}_s")) for phase in STARTUP_PHASES[:-1]]
+        for phase, value in zip(STARTUP_PHASES, named, strict=False):
+            row[f"startup_{phase}_s"] = value
+        # "other": the rest of total_s (the worker's own set-up; in records before 2026-12-05,
+        # which had no train_setup_s, the train loop's set-up too), so the phases add up.
+        total = _seconds(r.get("startup_total_s"))
+        row["startup_other_s"] = (
+            None if total is None else total - sum(v for v in named if v is not None)
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -11,7 +11,8 @@ and its `design`; several files must share one design). Their units (pair log ra
 per series name: each unit comes from
 its own pair of processes, so within one series and machine they are exchangeable, and shuffling
 them (seeded, `--orders` times) gives sequences longer than any one sequence ran. For each order
-and each checkpoint k in `--at` where the sequence is still undecided, the projection N is
+and each checkpoint k in `--at` where the sequence has not decided at any pair up to k (a live
+comparison stops at its first decision), the projection N is
 computed from the first k units alone; the units after k are the held-out data. Printed per
 checkpoint: how many projections, how many the cap left without a figure, how many projected
 more pairs than the pool holds (no held-out data reaches them), and of the rest the share that
@@ -51,15 +52,6 @@ def design_of(doc: dict[str, Any]) -> sequential.Design:
     return sequential.load_design(**{k: given[k] for k in DESIGN_KEYS if k in given})
 
 
-def first_decided_after(x: np.ndarray, k: int, d: sequential.Design) -> int | None:
-    """The first pair count n > k at which the whole sequence x[:n] decides, or None."""
-    low, high = sequential.running_bounds(x, d)
-    m = d.log_margin
-    decided = ((high < -m) | (low > m) | ((-m < low) & (high < m)))[0]
-    later = np.nonzero(decided[k:])[0]
-    return int(k + later[0] + 1) if later.size else None
-
-
 def at_the_mean(x: np.ndarray, d: sequential.Design) -> int | None:
     """The projection read at the observed mean alone (what verdicts printed before)."""
     return confidence.pairs_to_decide(float(x.mean()), float(x.std(ddof=1)), d)
@@ -74,7 +66,7 @@ PROJECTIONS: dict[str, Callable[[np.ndarray, sequential.Design], int | None]] = 
 def check(
     units: np.ndarray,
     d: sequential.Design,
-    at: list[int],
+    at_k: list[int],
     orders: int,
     project: Callable[[np.ndarray, sequential.Design], int | None] = confidence.projected_pairs,
     seed: int = 0,
@@ -85,16 +77,17 @@ def check(
     out: dict[int, dict[str, Any]] = {
         k: {"projections": 0, "capped": 0, "beyond": 0, "checked": 0, "by_n": 0,
             "checked_2n": 0, "by_2n": 0, "took_over_n": []}
-        for k in at
+        for k in at_k
     }  # fmt: skip
     for _ in range(orders):
         x = rng.permutation(units)
-        low, high = sequential.running_bounds(x, d)
-        for k in at:
-            if k >= x.size:
-                continue
-            if sequential.classify(float(low[0, k - 1]), float(high[0, k - 1]), d) != "undecided":
-                continue  # decided by k: a live comparison would have stopped, nothing projected
+        # Where this order first decides (sequential.first_decisions: the rule a live
+        # comparison runs); 0 where it never does within the pool.
+        _, at = sequential.first_decisions(x, d)
+        first = int(at[0]) or None
+        for k in at_k:
+            if k >= x.size or (first is not None and first <= k):
+                continue  # decided by k: a live comparison had stopped, nothing projected
             row = out[k]
             row["projections"] += 1
             n = project(x[:k], d)
@@ -104,14 +97,13 @@ def check(
             if n > x.size:
                 row["beyond"] += 1
                 continue
-            took = first_decided_after(x, k, d)
             row["checked"] += 1
-            row["by_n"] += took is not None and took <= n
+            row["by_n"] += first is not None and first <= n
             if 2 * n <= x.size:
                 row["checked_2n"] += 1
-                row["by_2n"] += took is not None and took <= 2 * n
-            if took is not None:
-                row["took_over_n"].append(took / n)
+                row["by_2n"] += first is not None and first <= 2 * n
+            if first is not None:
+                row["took_over_n"].append(first / n)
     for row in out.values():
         ratios = row.pop("took_over_n")
         row["median_took_over_n"] = float(np.median(ratios)) if ratios else None

@@ -107,11 +107,6 @@ class Startup(Block):
     first_step_over_steady_s: float | None = spec(
         "first step minus the median steady step; None without a steady step", "s"
     )
-    other_s: float = spec(
-        "total_s minus the phases above: the worker's own set-up (the CPU budget applied and "
-        "read back, the stack's pins read back) and the gaps between phases",
-        "s",
-    )
     total_s: float = spec("spawn to the end of the first step, probes left out", "s")
 
 
