@@ -69,9 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
+    blocks = pairs.resident_designs(p, args, design)
     print(
-        f"twinbench / outside code, seconds per epoch after the first; up to {args.pairs} pairs "
-        f"per row ({args.pairing}), {args.epochs} epochs per process, cpus={args.cpus}",
+        f"twinbench / outside code, {pairs.compared(args.pairing, 'seconds per epoch')}; up to "
+        f"{args.pairs} pairs per row ({args.pairing})"
+        + ("" if args.pairing == "resident" else f", {args.epochs} epochs per process")
+        + f", cpus={args.cpus}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
@@ -101,9 +104,26 @@ def main(argv: list[str] | None = None) -> int:
                     ticks=design.turn_ticks, gap_s=design.turn_gap_s,
                 )  # fmt: skip
 
+            def resident_unit(i: int, backend=backend, model=model):
+                return turn_pairs.measure_resident_pair(
+                    pairs.twinbench_overrides(
+                        backend, model, args.cpus, 1, None,
+                        SETTINGS["twinbench_overrides"].get(model, ()),
+                    ),
+                    lambda n: outside_cmd(backend, model, args.cpus, 1, n),
+                    twinbench_first=i % 2 == 0, design=blocks[model],
+                )  # fmt: skip
+
             meta = {"backend": backend, "model": model, "max_steps": steps}
-            turned = in_turns if args.pairing == "turns" else None
-            rows.append(pairs.Row(label, ours, lambda cmd=cmd: outside_sample(cmd), meta, turned))
+            together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
+            if args.pairing == "resident":
+                meta = {"backend": backend, "model": model, **pairs.resident_meta(blocks[model])}
+                label = name
+            rows.append(
+                pairs.Row(
+                    label, ours, lambda cmd=cmd: outside_sample(cmd), meta, together, args.pairing
+                )
+            )
     results = pairs.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
         progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),

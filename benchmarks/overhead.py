@@ -53,10 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
+    blocks = pairs.resident_designs(p, args, design)
+    shape = (
+        "" if args.pairing == "resident"
+        else f", {' '.join(args.steps)} steps x {args.epochs - 1} timed epochs"
+    )  # fmt: skip
     print(
-        f"twinbench / bare loop, training time per epoch; up to {args.pairs} pairs per row "
-        f"({args.pairing}), {' '.join(args.steps)} steps x {args.epochs - 1} timed epochs, "
-        f"cpus={args.cpus}",
+        f"twinbench / bare loop, {pairs.compared(args.pairing, 'training time per epoch')}; "
+        f"up to {args.pairs} pairs per row ({args.pairing}){shape}, cpus={args.cpus}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
@@ -89,10 +93,23 @@ def main(argv: list[str] | None = None) -> int:
                     ticks=design.turn_ticks, gap_s=design.turn_gap_s,
                 )  # fmt: skip
 
+            def resident_unit(i: int, backend=backend, model=model):
+                return turn_pairs.measure_resident_pair(
+                    pairs.twinbench_overrides(
+                        backend, model, args.cpus, 1, None,
+                        NO_AUGMENTATION if model == "cifar10_cnn" else (),
+                    ),
+                    lambda n: bare_cmd(backend, model, args.cpus, n, 1),
+                    twinbench_first=i % 2 == 0, design=blocks[model],
+                )  # fmt: skip
+
             meta = {"backend": backend, "model": model, "steps": steps}
-            turned = in_turns if args.pairing == "turns" else None
             label = f"{backend:<11}{model:<{width}}({steps} steps) "
-            rows.append(pairs.Row(label, ours, theirs, meta, turned))
+            together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
+            if args.pairing == "resident":
+                meta = {"backend": backend, "model": model, **pairs.resident_meta(blocks[model])}
+                label = f"{backend:<11}{model:<{width}}"
+            rows.append(pairs.Row(label, ours, theirs, meta, together, args.pairing))
     results = pairs.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
         progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -227,7 +227,7 @@ def line(label: str, s: dict[str, Any]) -> str:
     r, c = s["ratio"], s["cpu_ratio"]
     # in turns each side's CPU is read over the spans its epochs time; in sequential pairs it is
     # the whole process, start-up included
-    cpu = "timed CPU ratio" if s.get("pairing") == "turns" else "process CPU ratio"
+    cpu = "process CPU ratio" if s.get("pairing") in (None, "sequential") else "timed CPU ratio"
     text = (
         f"{label}  ratio {r['median']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
         f"({r['confidence']:.0%}, {s['pairs']} pairs)  {cpu} {c['median']:.3f} "
@@ -265,11 +265,21 @@ def arguments(
     p.add_argument("--out", type=Path, help="write every pair's figures to this JSON file")
     p.add_argument(
         "--pairing",
-        choices=sequential.FRESH_PAIRINGS,
+        choices=sequential.PAIRINGS,
         default=sequential.load_design().pairing,
         help="turns: both sides of a pair alive at once on the same cores, taking turns of a few "
-        "steps (benchmarks/turn_pairs.py); sequential: one fresh process after the other "
+        "steps (benchmarks/turn_pairs.py); sequential: one fresh process after the other; "
+        "resident: a worker pair trains a warm-up turn and then blocks in turns, compared per "
+        "training step, one unit a worker pair (start-up, warm-up and validation not seen) "
         "(default: conf/decision/default.yaml)",
+    )
+    p.add_argument(
+        "--blocks",
+        nargs="+",
+        default=[],
+        metavar="K | MODEL=K",
+        help="with --pairing resident: blocks a side per worker pair, K for every model, "
+        "MODEL=K for one (default: resident_blocks of conf/decision/default.yaml)",
     )
     p.add_argument(
         "--budget-minutes",
@@ -290,7 +300,45 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namesp
         p.error("--pairs must be at least 1")
     if args.budget_minutes is not None and args.budget_minutes <= 0:
         p.error("--budget-minutes must be a positive number of minutes")
+    if args.blocks and args.pairing != "resident":
+        p.error("--blocks sizes resident worker pairs: give it with --pairing resident")
     return args
+
+
+def resident_designs(
+    p: argparse.ArgumentParser, args: argparse.Namespace, design: sequential.Design
+) -> dict[str, sequential.Design]:
+    """model -> the design of its resident worker pairs (`--blocks` sizes them; the rest is
+    conf/decision/default.yaml's), for every model of `args.models`."""
+    try:
+        caps = step_caps(args.blocks, args.models, "--blocks")
+    except ValueError as e:
+        p.error(str(e))
+    return {
+        m: replace(
+            design,
+            pairing="resident",
+            resident_blocks=caps.get(m, caps.get("*", design.resident_blocks)),
+        )
+        for m in args.models
+    }
+
+
+def compared(pairing: str, per_epoch: str) -> str:
+    """What a table's ratio compares under `pairing`, for its first line."""
+    if pairing == "resident":
+        return "seconds per training step over resident worker pairs' blocks"
+    return f"{per_epoch} after the first"
+
+
+def resident_meta(design: sequential.Design) -> dict[str, Any]:
+    """What a resident row keeps of its design: every worker pair's warm-up and blocks."""
+    return {
+        "resident_blocks": design.resident_blocks,
+        "turn_ticks": design.turn_ticks,
+        "warmup_ticks": design.warmup_ticks,
+        "compared": "seconds per training step",
+    }
 
 
 def step_caps(items: list[str], models: list[str], flag: str = "--max-steps") -> dict[str, int]:
@@ -315,11 +363,22 @@ class Row:
     # Pair i with both sides alive at once, taking turns (benchmarks/turn_pairs.py): (A, B).
     # None: the row's pairs are sequential, one fresh process after the other.
     in_turns: Callable[[int], tuple[Sample, Sample]] | None = None
+    # How `in_turns` pairs them: "turns" (two fresh runs, epochs compared) or "resident" (a
+    # worker pair's blocks, seconds per training step compared; one unit a pair).
+    together: str = "turns"
+
+    @property
+    def pairing(self) -> str:
+        return self.together if self.in_turns is not None else "sequential"
 
     def pair(self, i: int, say: Callable[[str], None], of: int) -> tuple[Sample, Sample]:
         if self.in_turns is None:
             return interleave(self.a, self.b, i + 1, say, first=i, of=of)[0]
         a, b = self.in_turns(i)
+        if self.together == "resident":
+            say(f"    worker pair {i + 1}/{of} (resident): {a.epoch_s * 1e3:.2f} ms vs "
+                f"{b.epoch_s * 1e3:.2f} ms a step = {a.epoch_s / b.epoch_s:.3f}")  # fmt: skip
+            return a, b
         say(f"    pair {i + 1}/{of} (in turns): {a.epoch_s:.3f} s vs {b.epoch_s:.3f} s = "
             f"{a.epoch_s / b.epoch_s:.3f}")  # fmt: skip
         return a, b
@@ -363,7 +422,7 @@ def run_table(
         return {
             **rows[i].meta,
             **s,
-            "pairing": "turns" if rows[i].in_turns else "sequential",
+            "pairing": rows[i].pairing,
             "pairs_requested": pairs,
             "trimmed": s["decision"]["stopped_by"] == "max_seconds",
             "running": ended[i] is None,

@@ -107,6 +107,8 @@ def decided_cell(r: dict[str, Any], length: str) -> str:
         if 0 < d.ratio_low <= d.ratio_high < float("inf")
         else "[no interval yet]"
     )
+    if r["pairing"] == "resident":  # one unit a worker pair; its blocks, per training step
+        return f"{d.ratio:.3f} {interval}, {outcome} ({d.pairs} resident worker pairs, {length})"
     return f"{d.ratio:.3f} {interval}, {outcome} ({d.pairs} pairs in {r['pairing']}, {length})"
 
 
@@ -116,6 +118,8 @@ def cell(r: dict[str, Any] | None) -> str:
     q = r["ratio"]
     steps = length_of(r)
     length = f"{steps} steps" if steps else "full epochs"
+    if r.get("pairing") == "resident":
+        length = f"{r['resident_blocks']} blocks of {r['turn_ticks']} steps a side, per step"
     if r.get("pairing"):
         return decided_cell(r, length)
     verdict = r["verdict"].split(":")[0].split(" (")[0].split(",")[0]

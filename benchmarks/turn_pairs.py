@@ -16,13 +16,15 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.pairs import Sample, steady
-from twinbench.launch import decide, together, turns
+from twinbench.launch import decide, resident, together, turns
 from twinbench.launch import runner as launch
 from twinbench.paths import CONF_DIR, REPO_ROOT
+from twinbench.sequential import Design
 
 
 def twinbench_body(overrides: list[str]) -> dict[str, Any]:
@@ -96,3 +98,59 @@ def measure_pair(
     if not records or line is None:
         raise RuntimeError("a side of the pair ended without a result")
     return twinbench_sample(records[-1], validation), script_sample(line)
+
+
+def measure_resident_pair(
+    overrides: list[str],
+    script_cmd: Callable[[int], list[str]],
+    twinbench_first: bool,
+    design: Design,
+) -> tuple[Sample, Sample]:
+    """One resident worker pair (twinbench/launch/resident.py, as the deciding sweep runs
+    them): twinbench's worker and the other side's script, both sized to one warm-up turn of
+    `design.warmup_ticks` ticks and `design.resident_blocks` blocks of `design.turn_ticks`,
+    take turns; each side times its blocks, waits left out. Returns (twinbench's sample, the
+    script's), each side's `epoch_s` its seconds per training step over the unit's rounds (the
+    geometric mean, so their ratio is the unit's) and `epochs` its compared blocks' seconds per
+    step. `script_cmd(steps)`: the script's command for one epoch of that many steps (a
+    script's tick is one training step; a Keras run of twinbench's may tick every
+    steps_per_execution steps, which the unit divides out)."""
+    with tempfile.TemporaryDirectory(prefix="resident-pair-") as tmp:
+        body = resident.size_job(twinbench_body([*overrides, "quiet=true"]), design)
+        cmd = script_cmd(design.warmup_ticks + design.resident_blocks * design.turn_ticks)
+        names = ("twinbench", "other") if twinbench_first else ("other", "twinbench")
+        conductor = turns.Conductor(
+            names, design.turn_ticks, design.turn_gap_s, warmup_ticks=design.warmup_ticks
+        )
+
+        def ours() -> list[dict[str, Any]]:
+            return launch.run_job(body, Path(tmp) / "twinbench")
+
+        def theirs() -> dict[str, Any]:
+            return run_script(cmd)
+
+        halves = [ours, theirs] if twinbench_first else [theirs, ours]
+        found = together.run_halves(
+            halves, names, design.turn_ticks, design.turn_gap_s, together.lock_key(body),
+            conductor=conductor,
+        )  # fmt: skip
+    mine = 0 if twinbench_first else 1
+    records, line = found[mine], found[1 - mine]
+    if not records or line is None:
+        raise RuntimeError("a side of the resident pair ended without a result")
+    if records[-1].get("status") != "ok":
+        raise RuntimeError(f"twinbench failed: {records[-1].get('error')}")
+    blocks = conductor.blocks[mine], conductor.blocks[1 - mine]
+    unit = resident.unit_of(*blocks, design, (resident.steps_per_tick(body), 1))
+    if unit is None:
+        raise RuntimeError("the resident pair trained no whole round of blocks")
+    per_step = [
+        [b.wall_s / (b.ticks * t) for b in side if not b.warmup]
+        for side, t in zip(blocks, (resident.steps_per_tick(body), 1), strict=True)
+    ]
+    return (
+        Sample(unit.a_step_s["wall"], unit.a_step_s.get("cpu", 0.0), per_step[0],
+               records[-1].get("turns")),
+        Sample(unit.b_step_s["wall"], unit.b_step_s.get("cpu", 0.0), per_step[1],
+               line.get("turns")),
+    )  # fmt: skip

@@ -349,6 +349,49 @@ def test_a_row_in_turns_measures_its_pairs_through_the_turn_taking_pair():
     assert calls == [0, 1, 2] and result["pairing"] == "turns"
 
 
+def test_a_resident_row_counts_worker_pairs_and_says_its_design():
+    def unit(i: int):  # seconds per training step, as turn_pairs.measure_resident_pair gives
+        return pairs.Sample(0.009, 0.009), pairs.Sample(0.010, 0.010)
+
+    def never():
+        raise AssertionError("a resident row never runs its sides one after the other")
+
+    said: list[str] = []
+    row = pairs.Row("resident", never, never, {}, unit, "resident")
+    (result,) = pairs.run_table([row], 2, None, said.append)
+    assert result["pairing"] == "resident" and result["pairs"] == 2
+    assert "    worker pair 1/2 (resident): 9.00 ms vs 10.00 ms a step = 0.900" in said
+    assert "timed CPU ratio" in pairs.line("resident", result)
+    shown = table.cell(
+        {**result, **pairs.resident_meta(sequential.Design(resident_blocks=12, turn_ticks=5))}
+    )
+    assert shown.endswith("(2 resident worker pairs, 12 blocks of 5 steps a side, per step)")
+
+
+def test_resident_tables_size_their_worker_pairs_per_model_and_refuse_blocks_without_them(
+    capsys,
+):
+    from benchmarks import overhead
+
+    p = pairs.arguments("", outside.MODELS, outside.MODELS, 6, 3)
+    args = pairs.parse(p, ["--pairing", "resident", "--blocks", "20", "gpt=4"])
+    designs = pairs.resident_designs(p, args, sequential.load_design())
+    assert designs["gpt"].resident_blocks == 4 and designs["mlp"].resident_blocks == 20
+    assert {d.pairing for d in designs.values()} == {"resident"}
+    conf = sequential.Design(resident_blocks=7)
+    default = pairs.resident_designs(p, pairs.parse(p, ["--pairing", "resident"]), conf)
+    assert default["cnn"].resident_blocks == 7
+    for main, bad in (
+        (outside.main, ["--blocks", "8"]),  # blocks without resident pairs
+        (overhead.main, ["--pairing", "resident", "--blocks", "gpt=0"]),
+    ):
+        with pytest.raises(SystemExit) as e:
+            main([*bad, "--pairing", "turns"] if "--pairing" not in bad else bad)
+        assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--blocks sizes resident worker pairs" in err and "--blocks gpt=0" in err
+
+
 def test_a_row_always_runs_at_least_one_pair():
     clock = FakeClock()
     results = pairs.run_table(table_of(clock, 2, 600), 6, 1, lambda s: None, now=lambda: clock.t)

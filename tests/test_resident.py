@@ -58,6 +58,19 @@ def test_blocks_are_compared_per_training_step() -> None:
     assert unit is not None and unit.ratios["wall"] == pytest.approx(1.0)
 
 
+def test_a_unit_keeps_each_sides_seconds_per_step_whose_ratio_is_the_units() -> None:
+    """The speed tables print each side's seconds per step beside the ratio: the geometric mean
+    over the unit's rounds, so that the two sides' figures divide to the unit's ratio (an
+    arithmetic mean, 1.5 and 2.0 here, would say 0.75 where the unit says 0.707)."""
+    unit = unit_of(_blocks([5.0, 10.0, 5.0, 10.0]), _blocks([20.0] * 4), DESIGN, per_tick=(1, 2))
+    assert unit is not None
+    assert unit.a_step_s["wall"] == pytest.approx(math.sqrt(50.0) / 5)  # 1 and 2 s a step
+    assert unit.b_step_s["wall"] == pytest.approx(2.0)  # 20 s for 5 ticks of 2 steps
+    assert unit.a_step_s["cpu"] == pytest.approx(unit.a_step_s["wall"] / 2)
+    for m in ("wall", "cpu"):
+        assert unit.a_step_s[m] / unit.b_step_s[m] == pytest.approx(unit.ratios[m])
+
+
 def test_a_worker_that_died_before_its_first_compared_block_gives_no_unit() -> None:
     assert unit_of(_blocks([]), _blocks([1.0, 1.0]), DESIGN) is None
 

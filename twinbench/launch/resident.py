@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,10 @@ class Unit:
 
     ratios: dict[str, float]  # exp(mean log ratio of the rounds), per measure
     rounds: int
+    # Each side's seconds per training step over the same rounds, per measure: the geometric
+    # mean, so that a_step_s / b_step_s is the unit's ratio (the speed tables print both sides).
+    a_step_s: dict[str, float] = field(default_factory=dict)
+    b_step_s: dict[str, float] = field(default_factory=dict)
 
 
 def unit_of(
@@ -80,7 +84,7 @@ def unit_of(
     None when no round is whole (a worker died before its first compared block)."""
     a = [b for b in blocks_a if not b.warmup]
     b = [b for b in blocks_b if not b.warmup]
-    logs: dict[str, list[float]] = {m: [] for m in MEASURES}
+    logs: dict[str, list[tuple[float, float]]] = {m: [] for m in MEASURES}
     for x, y in list(zip(a, b, strict=False))[: design.resident_blocks]:
         if x.ticks != design.turn_ticks or y.ticks != design.turn_ticks:
             continue  # a partial block (the data set's last steps) times fewer steps
@@ -88,11 +92,20 @@ def unit_of(
             ax = (x.wall_s if m == "wall" else x.cpu_s) / (x.ticks * per_tick[0])
             by = (y.wall_s if m == "wall" else y.cpu_s) / (y.ticks * per_tick[1])
             if ax > 0 and by > 0:
-                logs[m].append(math.log(ax / by))
+                logs[m].append((math.log(ax), math.log(by)))
     if not logs["wall"]:
         return None
-    ratios = {m: math.exp(sum(v) / len(v)) for m, v in logs.items() if v}
-    return Unit(ratios, len(logs["wall"]))
+
+    def geometric_mean(values: list[float]) -> float:
+        return math.exp(sum(values) / len(values))
+
+    kept = {m: v for m, v in logs.items() if v}
+    return Unit(
+        ratios={m: geometric_mean([la - lb for la, lb in v]) for m, v in kept.items()},
+        rounds=len(logs["wall"]),
+        a_step_s={m: geometric_mean([la for la, _ in v]) for m, v in kept.items()},
+        b_step_s={m: geometric_mean([lb for _, lb in v]) for m, v in kept.items()},
+    )
 
 
 @dataclass
