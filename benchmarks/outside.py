@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
-    blocks = pairs.resident_designs(p, args, design)
+    blocks = pairs.resident_designs(p, args, design, MODELS)
     print(
         f"twinbench / outside code, {pairs.compared(args.pairing, 'seconds per epoch')}; up to "
         f"{args.pairs} pairs per row ({args.pairing})"

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
-    blocks = pairs.resident_designs(p, args, design)
+    blocks = pairs.resident_designs(p, args, design, catalog.names())
     shape = (
         "" if args.pairing == "resident"
         else f", {' '.join(args.steps)} steps x {args.epochs - 1} timed epochs"

@@ -306,12 +306,16 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namesp
 
 
 def resident_designs(
-    p: argparse.ArgumentParser, args: argparse.Namespace, design: sequential.Design
+    p: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    design: sequential.Design,
+    known: list[str],
 ) -> dict[str, sequential.Design]:
-    """model -> the design of its resident worker pairs (`--blocks` sizes them; the rest is
-    conf/decision/default.yaml's), for every model of `args.models`."""
+    """model -> the design of its resident worker pairs (`--blocks` sizes them, naming any of
+    the `known` models; the rest is conf/decision/default.yaml's), for every model of
+    `args.models`."""
     try:
-        caps = step_caps(args.blocks, args.models, "--blocks")
+        caps = step_caps(args.blocks, known, "--blocks")
     except ValueError as e:
         p.error(str(e))
     return {

@@ -375,12 +375,13 @@ def test_resident_tables_size_their_worker_pairs_per_model_and_refuse_blocks_wit
 
     p = pairs.arguments("", outside.MODELS, outside.MODELS, 6, 3)
     args = pairs.parse(p, ["--pairing", "resident", "--blocks", "20", "gpt=4"])
-    designs = pairs.resident_designs(p, args, sequential.load_design())
+    designs = pairs.resident_designs(p, args, sequential.load_design(), outside.MODELS)
     assert designs["gpt"].resident_blocks == 4 and designs["mlp"].resident_blocks == 20
     assert {d.pairing for d in designs.values()} == {"resident"}
     conf = sequential.Design(resident_blocks=7)
-    default = pairs.resident_designs(p, pairs.parse(p, ["--pairing", "resident"]), conf)
-    assert default["cnn"].resident_blocks == 7
+    no_blocks = pairs.parse(p, ["--pairing", "resident", "--models", "cnn"])
+    default = pairs.resident_designs(p, no_blocks, conf, outside.MODELS)
+    assert list(default) == ["cnn"] and default["cnn"].resident_blocks == 7
     for main, bad in (
         (outside.main, ["--blocks", "8"]),  # blocks without resident pairs
         (overhead.main, ["--pairing", "resident", "--blocks", "gpt=0"]),
