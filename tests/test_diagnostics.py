@@ -164,3 +164,37 @@ def test_the_projection_check_scores_projections_on_the_units_that_came_after(tm
         files.append(str(path))
     assert check.main(files) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_resident_components_split_a_units_spread_into_state_and_block_noise(tmp_path, capsys):
+    """Worker pairs drawn with a lifelong state of sd 0.05 and rounds of sd 0.10 (K = 8): the
+    split finds both, and says the state dominates a unit (block noise over K is 0.035). Written
+    as a sweep writes them: each worker's steps.json under its repeat folder, warm-up first."""
+    from benchmarks.diagnostics import resident_components as rc
+    from twinbench.sequential import Design
+
+    design = Design(pairing="resident", resident_blocks=8, turn_ticks=2, warmup_ticks=3)
+    rng = np.random.default_rng(5)
+    for i in range(400):
+        state = rng.normal(0, 0.05)
+        rounds = state + rng.normal(0, 0.10, design.resident_blocks)
+        b_block = np.full(design.resident_blocks, 0.02)  # B's blocks: 2 steps of 10 ms
+        a_block = b_block * np.exp(rounds)
+        for backend, blocks in (("torch", a_block), ("tensorflow", b_block)):
+            steps = [0.5] * design.warmup_ticks + [s / 2 for s in blocks for _ in range(2)]
+            folder = tmp_path / f"backend={backend},cpus=1" / f"repeat-{i}"
+            folder.mkdir(parents=True)
+            ns = [round(s * 1e9) for s in steps]
+            (folder / "steps.json").write_text(json.dumps({"unit": "ns", "per_epoch": [ns]}))
+    units = rc.sweep_units(tmp_path, "torch", "tensorflow", design)
+    split = rc.components(units["cpus=1"])
+    assert split["units"] == 400 and split["blocks"] == 8
+    assert split["block_sd"] == pytest.approx(0.10, rel=0.1)
+    assert split["block_part_sd"] == pytest.approx(0.10 / math.sqrt(8), rel=0.1)
+    assert split["state_sd"] == pytest.approx(0.05, rel=0.2)
+    # a worker cut short (fewer steps than its design) is a pair the sweep dropped: left out
+    short = tmp_path / "backend=torch,cpus=1" / "repeat-0" / "steps.json"
+    short.write_text(json.dumps({"unit": "ns", "per_epoch": [[10**7] * 5]}))
+    assert len(rc.sweep_units(tmp_path, "torch", "tensorflow", design)["cpus=1"]) == 399
+    assert rc.main([str(tmp_path), "--blocks", "8", "--ticks", "2", "--warmup", "3"]) == 0
+    assert "| cpus=1 | 399 |" in capsys.readouterr().out

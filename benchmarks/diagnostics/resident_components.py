@@ -1,0 +1,119 @@
+"""Where a resident unit's spread comes from: the processes' lifelong states, or block noise.
+
+    python -m benchmarks.diagnostics.resident_components SWEEP_DIR... [--a torch --b tensorflow]
+
+A resident unit (twinbench/launch/resident.py) is the mean of K rounds' log ratios, so its
+variance across units is the two processes' state (shared by every round of the unit) plus the
+rounds' own noise over K. Reading each worker's per-step times (steps.json) of deciding sweeps
+run with `pairing: resident`, this splits the first from the second for every series (core
+count): the rounds' variance within a unit, averaged over units, divided by K, is the block
+noise's share; what the units' variance holds beyond it is the processes' state. Where the
+state dominates, longer lives (a larger K) buy nothing: only more units narrow the interval.
+
+Each worker pair is the repeat folder of the same number under A's and B's configuration
+folders; its first `--warmup` steps are its warm-up turn, then K = `--blocks` blocks of
+`--ticks` steps (conf/decision/default.yaml's values unless given). numpy only; it starts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from twinbench import sequential
+
+
+def round_logs(
+    a_steps: list[float], b_steps: list[float], d: sequential.Design
+) -> np.ndarray | None:
+    """A worker pair's rounds: log(A's block / B's block) for each of its K whole blocks (None
+    where a worker trained fewer steps than its design: a pair the sweep dropped)."""
+    need = d.warmup_ticks + d.resident_blocks * d.turn_ticks
+    if len(a_steps) < need or len(b_steps) < need:
+        return None
+    shape = (d.resident_blocks, d.turn_ticks)
+    a = np.asarray(a_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
+    b = np.asarray(b_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
+    return np.log(a / b)
+
+
+def components(units: list[np.ndarray]) -> dict[str, float]:
+    """The split of the units' spread (log scale): `unit_sd` across the units' means,
+    `block_sd` of one round within a unit, `block_part_sd` = block_sd / sqrt(K) (what the
+    rounds' noise leaves in a unit), and `state_sd`, the rest (0 where there is none)."""
+    if len(units) < 3:
+        raise ValueError("need at least 3 worker pairs to split their spread")
+    k = len(units[0])
+    unit_var = float(np.var([u.mean() for u in units], ddof=1))
+    block_var = float(np.mean([np.var(u, ddof=1) for u in units]))
+    return {
+        "units": len(units),
+        "blocks": k,
+        "unit_sd": math.sqrt(unit_var),
+        "block_sd": math.sqrt(block_var),
+        "block_part_sd": math.sqrt(block_var / k),
+        "state_sd": math.sqrt(max(0.0, unit_var - block_var / k)),
+    }
+
+
+def _steps(folder: Path) -> list[float]:
+    per_epoch = json.loads((folder / "steps.json").read_text())["per_epoch"]
+    return [s / 1e9 for s in per_epoch[0]]  # steps.json holds nanoseconds
+
+
+def sweep_units(sweep: Path, a: str, b: str, d: sequential.Design) -> dict[str, list[np.ndarray]]:
+    """series (the configuration folder's name past the backend) -> its worker pairs' rounds."""
+    found: dict[str, list[np.ndarray]] = {}
+    for a_dir in sorted(sweep.glob(f"backend={a},*")):
+        series = a_dir.name.split(",", 1)[1]
+        b_dir = sweep / f"backend={b},{series}"
+        for repeat in sorted(a_dir.glob("repeat-*")):
+            partner = b_dir / repeat.name
+            if (repeat / "steps.json").exists() and (partner / "steps.json").exists():
+                rounds = round_logs(_steps(repeat), _steps(partner), d)
+                if rounds is not None:
+                    found.setdefault(series, []).append(rounds)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("sweeps", nargs="+", type=Path, help="results/sweeps/<time> folders")
+    p.add_argument("--a", default="torch")
+    p.add_argument("--b", default="tensorflow")
+    conf = sequential.load_design()
+    p.add_argument("--blocks", type=int, default=conf.resident_blocks)
+    p.add_argument("--ticks", type=int, default=conf.turn_ticks)
+    p.add_argument("--warmup", type=int, default=conf.warmup_ticks)
+    args = p.parse_args(argv)
+    design = sequential.Design(
+        pairing="resident",
+        resident_blocks=args.blocks,
+        turn_ticks=args.ticks,
+        warmup_ticks=args.warmup,
+    )
+    rows: list[dict[str, Any]] = []
+    for sweep in args.sweeps:
+        for series, units in sweep_units(sweep, args.a, args.b, design).items():
+            if len(units) >= 3:
+                rows.append({"sweep": sweep.name, "series": series, **components(units)})
+    if not rows:
+        p.error("no series with 3 or more resident worker pairs in those folders")
+    print("| sweep | series | units | unit sd | block sd | block noise in a unit | state sd |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['sweep']} | {r['series']} | {r['units']} | {r['unit_sd']:.3f} | "
+            f"{r['block_sd']:.3f} | {r['block_part_sd']:.3f} | {r['state_sd']:.3f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
