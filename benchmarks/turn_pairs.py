@@ -120,8 +120,9 @@ def measure_resident_pair(
         cmd = script_cmd(design.warmup_ticks + design.resident_blocks * design.turn_ticks)
         names = ("twinbench", "other") if twinbench_first else ("other", "twinbench")
         conductor = turns.Conductor(
-            names, design.turn_ticks, design.turn_gap_s, warmup_ticks=design.warmup_ticks
-        )
+            names, design.turn_ticks, design.turn_gap_s, warmup_ticks=design.warmup_ticks,
+            start_together=True,  # as the sweep's resident pairs: no start-up is compared
+        )  # fmt: skip
 
         def ours() -> list[dict[str, Any]]:
             return launch.run_job(body, Path(tmp) / "twinbench")

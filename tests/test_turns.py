@@ -125,17 +125,20 @@ class Recorder:
         self.events: list[tuple[str, str]] = []
         self.computing: set[str] = set()
         self.overlaps = 0
+        self.overlapped: list[str] = []  # "who:what" of each piece of work that had company
 
     def busy(self, who: str, what: str, seconds: float = 0.002) -> None:
         with self.lock:
             if self.computing - {who}:
                 self.overlaps += 1
+                self.overlapped.append(f"{who}:{what}")
             self.computing.add(who)
             self.events.append((who, what))
         time.sleep(seconds)  # the work itself: another side computing now is an overlap
         with self.lock:
             if self.computing - {who}:
                 self.overlaps += 1
+                self.overlapped.append(f"{who}:{what}")
             self.computing.discard(who)
 
 
@@ -239,6 +242,24 @@ def test_a_resident_conductor_gives_each_side_one_warm_up_turn_and_keeps_every_b
     firsts = [steps[0], steps[3]] + [steps[i] for i in range(6, len(steps), 2)]
     assert firsts == ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b"]  # warm-ups, then ABBA
     assert rec.overlaps == 0
+
+
+def test_a_resident_pair_starts_both_workers_at_once_and_still_never_overlaps_their_steps() -> None:
+    """Resident worker pairs compare no start-up, so B starts without waiting for A to be ready
+    (on two cores the two imports run side by side, a shorter unit); every step and every
+    after-training piece of work still runs alone."""
+    rec = Recorder()
+    conductor = turns.Conductor(("a", "b"), ticks=2, gap_s=0.0, warmup_ticks=1, start_together=True)
+    leader = threading.Thread(target=conductor.conduct, daemon=True)
+    leader.start()
+    workers = [_simulated_worker(conductor.sides[i], n, 1 + 2 * 3, rec) for i, n in enumerate("ab")]
+    for t in [*workers, leader]:
+        t.join(10)
+        assert not t.is_alive()
+    order = [f"{who}:{what}" for who, what in rec.events]
+    assert order.index("b:start-up") < order.index("a:waits for its first turn")
+    assert rec.overlapped and all(e.endswith(":start-up") for e in rec.overlapped)
+    assert [len(side) for side in conductor.blocks] == [4, 4]  # a warm-up and 3 blocks each
 
 
 def test_a_bare_or_garbled_done_is_no_block() -> None:

@@ -73,7 +73,8 @@ LEAVES_OUT = {
     "turns": _FRESH_LEAVES_OUT,
     "sequential": _FRESH_LEAVES_OUT,
     "resident": "start-up, import and warm-up (each worker pays them once, outside the blocks "
-    "compared): use a fresh-process pairing to compare those",
+    "compared, and the pair's two workers start up at once, so each record's start-up includes "
+    "its partner's): use a fresh-process pairing to compare those",
 }
 
 
@@ -100,7 +101,7 @@ class Design:
     # pairing "resident" (twinbench/launch/resident.py): a worker pair lives for
     # `resident_blocks` blocks of turn_ticks ticks a side, after one warm-up turn of
     # `warmup_ticks` each, then both exit; the worker pair is the unit the sequence counts.
-    resident_blocks: int = 40
+    resident_blocks: int = 20
     warmup_ticks: int = 10
     # An undecided verdict's "a budget of about N pairs would likely decide it"
     # (confidence.projected_pairs): this quantile of the counts over this many means drawn

@@ -131,6 +131,7 @@ def run_pair(jobs: list[tuple[dict[str, Any], Path]], design: Design) -> Residen
         design.turn_ticks,
         design.turn_gap_s,
         warmup_ticks=design.warmup_ticks,
+        start_together=True,  # no start-up is compared: two cores start both at once
     )
     halves = [lambda b=body, d=folder: launch.run_job(b, d) for body, folder in sized]
     found = together.run_halves(

@@ -10,7 +10,9 @@ computes at a time, and both halves' steps fall in the same seconds.
 
 What stays as in a sequential pair: each half is a fresh worker with its budget set before its
 framework loads and read back, its own record, its own run directory. Start-ups do not overlap:
-B is spawned only once A waits for its first turn. What follows training (probes, the record)
+B is spawned only once A waits for its first turn (so each fresh run's recorded start-up is its
+own; resident worker pairs, which compare no start-up, start both at once: `start_together`).
+What follows training (probes, the record)
 runs alone too: a worker that has trained its last step waits until its partner has as well, and
 the two are then let go one after the other.
 """
@@ -136,6 +138,9 @@ class Conductor:
     # Resident worker pairs (twinbench/launch/resident.py): each side's first turn is a warm-up
     # of this many ticks, its block kept apart from the compared ones (0: no warm-up turn).
     warmup_ticks: int = 0
+    # Both workers start up at once (resident worker pairs): neither's start-up is compared, so
+    # the second need not wait for the first to be ready. Their blocks still never overlap.
+    start_together: bool = False
     sides: list[Side] = field(default_factory=list)
     state: list[str] = field(default_factory=list)  # starting/training/alone/ended/gone
     turns: int = 0
@@ -149,6 +154,8 @@ class Conductor:
         self.state = ["starting" for _ in self.names]
         self.blocks = [[] for _ in self.names]
         self.sides[0].may_spawn.set()
+        if self.start_together:
+            self.sides[1].may_spawn.set()
 
     def _hear(self, i: int) -> str | None:
         word = self.sides[i].said.get()
@@ -163,7 +170,7 @@ class Conductor:
     def conduct(self) -> None:
         """Runs on its own thread until both workers have trained and been let go."""
         try:
-            self._hear(0)  # A's start-up ran alone; it now waits for its first turn
+            self._hear(0)  # A's start-up ran (alone, unless start_together); it now waits
             self.sides[1].may_spawn.set()  # so B starts up alone too
             self._hear(1)
             order, last = (0, 1), None
