@@ -333,7 +333,7 @@ def test_a_real_resident_deciding_sweep_compares_blocks_of_one_worker_pair(
     proc = run_cli(
         *tiny_deciding_sweep(
             tmp_path,
-            "+hydra.sweeper.decision.pairing=resident",
+            "hydra.sweeper.decision.pairing=resident",
             "+hydra.sweeper.decision.resident_blocks=4",
             "+hydra.sweeper.decision.warmup_ticks=2",
         )

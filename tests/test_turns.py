@@ -283,11 +283,13 @@ def test_the_pairing_is_checked_before_the_first_pair() -> None:
 
 def tiny_deciding_sweep(tmp_path: Path, *more: str) -> tuple[str, ...]:
     """A deciding sweep of torch against Keras on torch (no TensorFlow start-up), one pair of
-    8-step one-core runs in turns of 3 ticks, under its own lock and folder; `more` adds to it."""
+    8-step one-core fresh runs in turns of 3 ticks (the experiment's own pairing is resident),
+    under its own lock and folder; `more` adds to it."""
     return (
         "+experiment=compare", "backend=torch,keras_torch", "cpus=1", "max_steps=8",
         "repeats=1", "certify=false", "measure.peak_probe=false", "measure.warmup_steps=2",
-        "+hydra.sweeper.decision.turn_ticks=3", f"measure.lock_file={tmp_path}/lock",
+        "hydra.sweeper.decision.pairing=turns", "+hydra.sweeper.decision.turn_ticks=3",
+        f"measure.lock_file={tmp_path}/lock",
         f"hydra.sweep.dir={tmp_path}/sweep", *more,
     )  # fmt: skip
 

@@ -3,6 +3,8 @@
 # (twinbench/launch/turns.py start_together), against the ten runs of the morning (K = 40,
 # start-ups one after the other; docs/usage/decisions.md "README command 1, five times each
 # design"). The pair cap is raised to 40 so that it does not bind before the 330 s pool.
+# (Run at 9cb09d5, before conf/experiment/compare.yaml set `pairing: resident` and `repeats: 40`
+# itself: today the same runs are `python run.py +experiment=compare`.)
 # Run from a clone's root, nothing else running: `bash commands.sh` (about 30 minutes).
 set -u
 OUT=${OUT:-measurements/2026-12-05/compare-resident-k20}

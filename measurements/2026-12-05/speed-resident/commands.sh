@@ -10,22 +10,22 @@
 # worker's lifelong state (README command 1's resident units, 2026-12-05: block noise 0.011-0.020
 # of a unit spread of 0.03-0.08), so a longer life only costs units.
 # In rounds (unit k of every undecided row before unit k+1 of any), at most 30 units a row,
-# margin 5%, alpha 5% (conf/decision/default.yaml); budgets in proportion to the rows: 90 min in
+# margin 5%, alpha 5% (conf/decision/default.yaml); budgets in proportion to the rows: 85 min in
 # all. Run from the repository root with nothing else running: `bash commands.sh`.
 set -u
 P=".venv/bin/python -m"
 OUT=measurements/2026-12-05/speed-resident
 BLOCKS="40 cnn=6 tl_mlp=12 cifar10_cnn=12 fasttext=3 bilstm=12 charlstm=12 textgen=8 gpt=6 imdb_transformer=12"
 ALL="mlp cnn tl_mlp cifar10_cnn fasttext bilstm charlstm textgen gpt imdb_transformer"
-echo "=== $(date -u +%T) outside code, 20 rows, resident, 50 min"
-$P benchmarks.outside --pairing resident --blocks $BLOCKS --pairs 30 --budget-minutes 50 \
+echo "=== $(date -u +%T) outside code, 20 rows, resident, 48 min"
+$P benchmarks.outside --pairing resident --blocks $BLOCKS --pairs 30 --budget-minutes 48 \
   --out $OUT/outside.json 2>&1 | tee $OUT/outside.log
-echo "=== $(date -u +%T) bare loop torch, 10 rows, resident, 26 min"
+echo "=== $(date -u +%T) bare loop torch, 10 rows, resident, 25 min"
 $P benchmarks.overhead --pairing resident --backends torch --models $ALL --blocks $BLOCKS \
-  --pairs 30 --budget-minutes 26 --out $OUT/bare-torch.json 2>&1 | tee $OUT/bare-torch.log
-echo "=== $(date -u +%T) bare loop TensorFlow, 5 rows, resident, 13 min"
+  --pairs 30 --budget-minutes 25 --out $OUT/bare-torch.json 2>&1 | tee $OUT/bare-torch.log
+echo "=== $(date -u +%T) bare loop TensorFlow, 5 rows, resident, 12 min"
 $P benchmarks.overhead --pairing resident --backends tensorflow \
-  --models mlp cnn tl_mlp cifar10_cnn bilstm --blocks $BLOCKS --pairs 30 --budget-minutes 13 \
+  --models mlp cnn tl_mlp cifar10_cnn bilstm --blocks $BLOCKS --pairs 30 --budget-minutes 12 \
   --out $OUT/bare-tensorflow.json 2>&1 | tee $OUT/bare-tensorflow.log
 echo "=== $(date -u +%T) done"
 $P benchmarks.table --outside $OUT/outside.json --bare $OUT/bare-torch.json \
