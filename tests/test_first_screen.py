@@ -30,9 +30,9 @@ from twinbench.ui import progress
 from . import test_analysis_fakes as fakes
 
 PLAN = (
-    "plan: 64 run(s); 0 already finished, 64 to measure; estimated wall time 24m33s for 64 of "
-    "them, from 243 earlier record(s) on this machine; at most: each core count stops as soon "
-    "as its pairs decide or its budget (pairs, seconds) is spent"
+    "plan: up to 64 run(s), 0 already finished; each core count stops as soon as its pairs "
+    "decide, and the pairs stop within 5m30s in all (all 64 would take 24m33s, from 243 earlier "
+    "record(s) on this machine)"
 )
 # steady-step seconds per pair: 1 core torch / TensorFlow about 1.45 (decides at once), all
 # cores about 1.07 with a wobble (undecided in its 16 pairs, its interval above 1)

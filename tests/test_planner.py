@@ -109,6 +109,16 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
     plan.deciding = True
     assert plan.describe().endswith("stops as soon as its pairs decide or its budget "
                                     "(pairs, seconds) is spent")  # fmt: skip
+    # With a pool of seconds for all its pairs (README command 1's 330 s), that pool is the bound
+    # the plan gives: every run's estimate would read as the sweep's length, which it never is
+    plan.pool_s = 330.0
+    assert plan.describe() == (
+        "plan: up to 2 run(s), 0 already finished; each core count stops as soon as its pairs "
+        "decide, and the pairs stop within 5m30s in all (all 2 would take 26s, from 2 earlier "
+        "record(s) on this machine)"
+    )
+    plan.estimated_runs = 1  # one run with no comparable record: no sum is given for the rest
+    assert plan.describe().endswith("stop within 5m30s in all")
 
 
 def test_a_plan_that_cannot_be_made_never_stops_the_sweep():

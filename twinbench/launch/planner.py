@@ -56,6 +56,9 @@ class Plan:
     # A deciding sweep (hydra.sweeper.decide) launches pairs only until each core count decides
     # or spends its budget: its runs and time are an upper bound, not what it will take.
     deciding: bool = False
+    # Its pairs' seconds for every core count together (decision.total_seconds), when it has
+    # them: what the sweep's measuring can take, where the estimate of every run can not.
+    pool_s: float | None = None
 
     @property
     def finished(self) -> int:
@@ -66,11 +69,27 @@ class Plan:
         return [r for r in self.runs if not r.finished]
 
     def describe(self) -> str:
+        if self.deciding and self.pending and self.pool_s and not self.invalid_jobs:
+            return self._describe_pool()
         text = self._describe()
         if self.deciding and self.pending:
             text += (
                 "; at most: each core count stops as soon as its pairs decide or its budget "
                 "(pairs, seconds) is spent"
+            )
+        return text
+
+    def _describe_pool(self) -> str:
+        """A deciding sweep with a pool of seconds: its bound is the pool, not its runs."""
+        text = (
+            f"plan: up to {len(self.runs)} run(s), {self.finished} already finished; each core "
+            f"count stops as soon as its pairs decide, and the pairs stop within "
+            f"{format_duration(self.pool_s or 0)} in all"
+        )
+        if self.estimated_runs == len(self.pending):
+            text += (
+                f" (all {len(self.pending)} would take {format_duration(self.estimate_s)}, from "
+                f"{self.history_records} earlier record(s) on this machine)"
             )
         return text
 
@@ -295,6 +314,8 @@ def announce(config: Any) -> str:
         machine = environment.machine_fingerprint(environment.describe())
         plan = estimate(plan, history(roots, machine))
         plan.deciding = bool(OmegaConf.select(config, "hydra.sweeper.decide"))
+        pool = OmegaConf.select(config, "hydra.sweeper.decision.total_seconds")
+        plan.pool_s = float(pool) if pool else None
         return plan.describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
         return f"plan: not available ({type(exc).__name__}: {exc})"
