@@ -1,4 +1,5 @@
-"""Interleaved A/B measurements in fresh processes, and their paired summary.
+"""Interleaved A/B measurements in fresh processes (or, through benchmarks/turn_pairs.py, in
+resident worker pairs), and their paired summary.
 
 Shared by benchmarks/overhead.py (twinbench vs its bare loop), benchmarks/outside.py
 (twinbench vs outside code) and benchmarks/before_after.py (twinbench at two commits). Each
