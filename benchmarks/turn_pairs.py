@@ -119,10 +119,7 @@ def measure_resident_pair(
         body = resident.size_job(twinbench_body([*overrides, "quiet=true"]), design)
         cmd = script_cmd(design.warmup_ticks + design.resident_blocks * design.turn_ticks)
         names = ("twinbench", "other") if twinbench_first else ("other", "twinbench")
-        conductor = turns.Conductor(
-            names, design.turn_ticks, design.turn_gap_s, warmup_ticks=design.warmup_ticks,
-            start_together=True,  # as the sweep's resident pairs: no start-up is compared
-        )  # fmt: skip
+        conductor = resident.conductor_for(names, design)  # as the sweep's resident pairs
 
         def ours() -> list[dict[str, Any]]:
             return launch.run_job(body, Path(tmp) / "twinbench")

@@ -121,6 +121,23 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
     assert plan.describe().endswith("stop within 5m30s in all")
 
 
+def test_readme_command_1s_plan_is_bounded_by_its_pool_of_seconds(tmp_path):
+    """announce() reads the deciding sweep's pool (decision.total_seconds of
+    conf/experiment/compare.yaml): the plan line gives it, not the sum of every run."""
+    from hydra import compose, initialize_config_dir
+
+    from twinbench.paths import CONF_DIR
+
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        cfg = compose(
+            "config",
+            overrides=["+experiment=compare", f"hydra.sweep.dir={tmp_path}/sweep"],
+            return_hydra_config=True,
+        )
+        line = planner.announce(cfg)
+    assert line.startswith("plan: up to ") and "the pairs stop within 5m30s in all" in line
+
+
 def test_a_plan_that_cannot_be_made_never_stops_the_sweep():
     assert planner.announce(object()).startswith("plan: not available")
 

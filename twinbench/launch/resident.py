@@ -117,22 +117,31 @@ class ResidentPair:
     per_tick: tuple[int, int]
 
 
+def conductor_for(names: tuple[str, str], design: Design):
+    """The turns of one resident worker pair: a warm-up turn each, then blocks of turn_ticks,
+    both workers starting up at once (no start-up is compared; on two cores the two imports
+    run side by side). The speed tables' resident pairs use it too (benchmarks/turn_pairs.py)."""
+    from twinbench.launch import turns
+
+    return turns.Conductor(
+        names,
+        design.turn_ticks,
+        design.turn_gap_s,
+        warmup_ticks=design.warmup_ticks,
+        start_together=True,
+    )
+
+
 def run_pair(jobs: list[tuple[dict[str, Any], Path]], design: Design) -> ResidentPair:
     """Run one resident worker pair of the two (config, directory) jobs: both workers alive on
     the same cores, a warm-up turn each, then `resident_blocks` rounds in turns, then both
     exit (their records written one after the other, as in a fresh pair)."""
     from twinbench.launch import runner as launch
-    from twinbench.launch import together, turns
+    from twinbench.launch import together
 
     sized = [(size_job(body, design), folder) for body, folder in jobs]
     names = tuple(str((body.get("backend") or {}).get("name")) for body, _ in sized)
-    conductor = turns.Conductor(
-        names,  # type: ignore[arg-type]
-        design.turn_ticks,
-        design.turn_gap_s,
-        warmup_ticks=design.warmup_ticks,
-        start_together=True,  # no start-up is compared: two cores start both at once
-    )
+    conductor = conductor_for(names, design)  # type: ignore[arg-type]
     halves = [lambda b=body, d=folder: launch.run_job(b, d) for body, folder in sized]
     found = together.run_halves(
         halves, names, design.turn_ticks, design.turn_gap_s, together.lock_key(sized[0][0]),
