@@ -35,9 +35,20 @@ __all__ = ["KERAS_LOSS", "TensorFlowBackend", "make_optimizer"]  # benchmarks/ba
 
 
 def _epoch_indices(order, plan: TrainPlan) -> tf.data.Dataset:
-    """One epoch's index batches, as fit reads them (and as the loop fingerprint hashes them)."""
+    """One epoch's index batches, as fit reads them (and as the loop fingerprint hashes them).
+
+    Where every batch the epoch takes is full (max_steps stops before a partial last batch, or
+    the set divides evenly), `drop_remainder` drops nothing and tells Keras' traced step its
+    batch size. With the batch dimension unknown, TensorFlow's gradient keeps shape bookkeeping
+    in the graph, most of it inside a recurrent layer's loop: bilstm's step grew from 1,228 to
+    1,404 graph nodes and cost 7-9% more per step than the same network fed full batches
+    (docs/findings/2026-12-05-static-batch-shape.md). An epoch that ends on a partial batch, as
+    the 2017 scripts' own, keeps it and the unknown dimension with it."""
+    full_batches_only = plan.steps_per_epoch * plan.batch_size <= plan.orders.shape[-1]
     return (
-        tf.data.Dataset.from_tensor_slices(order).batch(plan.batch_size).take(plan.steps_per_epoch)
+        tf.data.Dataset.from_tensor_slices(order)
+        .batch(plan.batch_size, drop_remainder=full_batches_only)
+        .take(plan.steps_per_epoch)
     )
 
 

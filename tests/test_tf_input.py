@@ -1,7 +1,13 @@
-"""TensorFlow's validation input (TensorFlowBackend.validation): the same batches Keras' array
-adapter cuts from the numpy arrays, so the same val_loss, without tf.data's autotuner, whose
-wake-up an iterator's deletion waits for: seconds inside an epoch, at random
-(docs/findings/2026-12-02-new-host-verdict-flips.md)."""
+"""TensorFlow's input to fit (frameworks/keras/on_tensorflow.py).
+
+Validation (TensorFlowBackend.validation): the same batches Keras' array adapter cuts from the
+numpy arrays, so the same val_loss, without tf.data's autotuner, whose wake-up an iterator's
+deletion waits for: seconds inside an epoch, at random
+(docs/findings/2026-12-02-new-host-verdict-flips.md).
+
+Training (TensorFlowBackend._batches): the shared order's batches, with the batch size known to
+Keras' traced step where every batch is full (docs/findings/2026-12-05-static-batch-shape.md).
+"""
 
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ def seen() -> dict:
     # `import keras` comes first; under xdist such a test ran earlier in the same process.
     env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.tf_validation_checks"],
+        [sys.executable, "-m", "tests.tf_input_checks"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -51,3 +57,17 @@ def test_the_validation_pipeline_runs_without_the_autotuner(seen):
         "validation_freq",
         "validation_steps",
     ]
+
+
+def test_an_epoch_of_full_batches_tells_the_traced_step_its_batch_size(seen):
+    case = seen["training"]["full batches"]
+    assert case["batch_dim"] == 16
+    # the same rows as without drop_remainder: the shared order's first 48, 16 a batch
+    assert case["rows"] == [case["order"][i : i + 16] for i in (0, 16, 32)]
+
+
+def test_an_epoch_ending_on_a_partial_batch_keeps_it(seen):
+    case = seen["training"]["partial last batch"]
+    assert case["batch_dim"] is None  # one spec for 16 rows and 2: the dimension stays unknown
+    assert [len(rows) for rows in case["rows"]] == [16, 16, 16, 2]
+    assert [row for rows in case["rows"] for row in rows] == case["order"]

@@ -1,7 +1,10 @@
-"""Run by tests/test_tf_validation.py in a fresh process (TensorFlow only): what fit validates on
-with TensorFlowBackend.validation, against what Keras' own array adapter cuts from the same numpy
-arrays (the input the 2017 scripts and twinbench before 2026-12-02 gave fit), and the val_loss
-fit logs from each, from the same weights. Prints JSON."""
+"""Run by tests/test_tf_input.py in a fresh process (TensorFlow only), printing JSON:
+- what fit validates on with TensorFlowBackend.validation, against what Keras' own array adapter
+  cuts from the same numpy arrays (the input the 2017 scripts and twinbench before 2026-12-02
+  gave fit), and the val_loss fit logs from each, from the same weights;
+- the training batches TensorFlowBackend._batches feeds fit: their rows, and the batch dimension
+  Keras' traced step is given, for an epoch of full batches and for one ending on a partial one.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from models.catalog import model_config
 
 BATCH = 16
 N_TEST = 75  # not a multiple of BATCH: the last batch is partial
+N_TRAIN = 50  # three full batches and a partial one of 2 rows
 
 
 def batches(dataset) -> list[list[float]]:
@@ -61,7 +65,28 @@ def main() -> None:
             "val_loss": logs,
             "validation_keys": sorted(given),
         }
+    out["training"] = training_batches(backend)
     print(json.dumps(out))
+
+
+def training_batches(backend) -> dict[str, dict]:
+    """Per plan: each training batch's rows in order, and the batch dimension of the batches'
+    spec (null: unknown when Keras traces its step)."""
+    rng = np.random.default_rng(1)
+    x, y = rng.random((N_TRAIN, 4), dtype=np.float32), rng.integers(0, 10, N_TRAIN)
+    data = Dataset("toy", x, y, x[:BATCH], y[:BATCH])
+    order = rng.permutation(N_TRAIN)[None]
+    found = {}
+    for name, steps in {"full batches": 3, "partial last batch": 4}.items():
+        plan = TrainPlan(1, BATCH, steps, 0, order, 0, "cpu", verbose=False)
+        dataset = backend._batches(data, plan)
+        row_of = {float(v): i for i, v in enumerate(x[:, 0])}  # x's first column names its row
+        found[name] = {
+            "rows": [[row_of[float(v)] for v in xb[:, 0]] for xb, _ in dataset.as_numpy_iterator()],
+            "batch_dim": dataset.element_spec[0].shape[0],
+            "order": order[0].tolist(),
+        }
+    return found
 
 
 if __name__ == "__main__":
