@@ -10,28 +10,20 @@ import statistics
 import sys
 import time
 
-from benchmarks.diagnostics.budget import pin_two_cores
+from benchmarks.diagnostics.budget import tensorflow_workload
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     name, steps, rounds = args[0], int(args[1]), int(args[2])
-    pin_two_cores()  # before TensorFlow loads, hence the imports below
+    b, cfg, data = tensorflow_workload(name)  # before the imports below load TensorFlow
     import keras
     import numpy as np
 
-    from benchdata import fill_arch, load
-    from frameworks import get_backend
     from frameworks.base import TrainPlan
     from frameworks.keras.feeding import SharedOrderBatches
     from frameworks.timing import RunClock
-    from models.catalog import model_config
 
-    b = get_backend("tensorflow")
-    b.configure_threads(2, 2)
-    cfg = model_config(name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
-    cfg = {**fill_arch(cfg, data), "augment": None}
     bs = cfg["batch_size"]
     n = steps * bs
     x, y = data.x_train[:n], data.y_train[:n]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import collections
 import sys
 
-from benchmarks.diagnostics.budget import pin_two_cores
+from benchmarks.diagnostics.budget import tensorflow_workload
 
 
 def op_counts(model) -> collections.Counter:
@@ -36,19 +36,12 @@ def op_counts(model) -> collections.Counter:
 
 def main(argv: list[str] | None = None) -> int:
     name = (sys.argv[1:] if argv is None else argv)[0]
-    pin_two_cores()  # before TensorFlow loads, hence the imports below
+    backend, cfg, data = tensorflow_workload(name)  # before the imports below load TensorFlow
     import numpy as np
 
-    from benchdata import batching, fill_arch, load
-    from frameworks import get_backend
+    from benchdata import batching
     from frameworks.base import TrainPlan
-    from models.catalog import model_config
 
-    backend = get_backend("tensorflow")
-    backend.configure_threads(2, 2)
-    cfg = model_config(name)
-    data = load(cfg["dataset"], "synthetic", 0, cfg.get("view"))
-    cfg = {**fill_arch(cfg, data), "augment": None}
     bs, n = cfg["batch_size"], len(data.x_train)
     order = np.arange(n)[None]
     counts = {}
