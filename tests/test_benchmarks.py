@@ -422,25 +422,6 @@ def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsy
     )
 
 
-def test_step_pairs_times_both_loops_block_by_block_in_one_process(tmp_path):
-    out = tmp_path / "pairs.json"
-    cmd = ["benchmarks.step_pairs", "--model", "mlp", "--pairs", "2", "--block", "2"]
-    done = subprocess.run(
-        [sys.executable, "-m", *cmd, "--cpus", "1", "--out", str(out)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(out.read_text())
-    assert len(result["ours_step_s"]) == len(result["bare_step_s"]) == 2  # warm-up pair left out
-    assert all(t > 0 for t in result["ours_step_s"] + result["bare_step_s"])
-    assert result["ratio"]["n"] == 2 and result["verdict"].startswith("undecided")
-    too_long = subprocess.run(
-        [sys.executable, "-m", *cmd[:-1], "469", "--cpus", "1"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert too_long.returncode != 0 and "only 468 batches" in too_long.stderr
-
-
 def measured_row(model: str, ratios: list[float], steps: int = 30) -> dict:
     """A row as outside.py --out writes it, with pairs at the given time ratios."""
     from benchmarks import pairs
@@ -499,33 +480,3 @@ def test_a_row_of_the_sequential_engine_shows_its_decision_and_is_never_pooled(t
         path.write_text(json.dumps({"results": [row]}))
     with pytest.raises(SystemExit, match="give one file per row"):
         table.rows_of([one, two])
-
-
-def test_resident_pairs_alternate_abba_and_take_the_ratio_of_the_block_medians(monkeypatch):
-    """Two stand-in backends that answer each turn with a fixed time per step and log the order
-    of their turns: A's median over B's median is the pair's ratio, and neither always goes
-    first (ABBA)."""
-    import argparse
-
-    from benchmarks import resident_pairs
-
-    order: list[str] = []
-    script = (
-        "import sys\nprint('ready', flush=True)\n"
-        "for line in sys.stdin:\n"
-        "    if line.strip() != 'go': break\n"
-        "    print(sys.argv[1], flush=True)\n"
-    )
-
-    def start(name, args):
-        seconds = {"a": "0.010", "b": "0.020"}[name]
-        cmd = [sys.executable, "-c", script, seconds]
-        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    real_turn = resident_pairs._turn
-    monkeypatch.setattr(resident_pairs, "_start", start)
-    monkeypatch.setattr(resident_pairs, "_turn", lambda p: order.append(p.args[-1]) or real_turn(p))
-    args = argparse.Namespace(a="a", b="b", rounds=4, gap=0.0)
-    pair = resident_pairs.one_pair(args)
-    assert pair["ratio"] == pytest.approx(0.5)
-    assert order == ["0.010", "0.020", "0.020", "0.010"] * 2
