@@ -196,5 +196,32 @@ def test_resident_components_split_a_units_spread_into_state_and_block_noise(tmp
     short = tmp_path / "backend=torch,cpus=1" / "repeat-0" / "steps.json"
     short.write_text(json.dumps({"unit": "ns", "per_epoch": [[10**7] * 5]}))
     assert len(rc.sweep_units(tmp_path, "torch", "tensorflow", design)["cpus=1"]) == 399
+    # B's blocks are all 20 ms, so a unit's level is log(0.02) + half its mean log ratio: read
+    # from steps.json, the ratio moves with the level at a slope of exactly 2, nothing left over
+    pairs = rc.sweep_pairs(tmp_path, "torch", "tensorflow", design)["cpus=1"]
+    level = rc.level_dependence([u for u, _ in pairs], [x for _, x in pairs])
+    assert level["slope"] == pytest.approx(2.0) and level["after_level_sd"] < 1e-6
     assert rc.main([str(tmp_path), "--blocks", "8", "--ticks", "2", "--warmup", "3"]) == 0
-    assert "| cpus=1 | 399 |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| cpus=1 | 399 |" in out and "| cpus=1 | 399 | 2.00 |" in out
+
+
+def test_a_ratio_that_moves_with_the_machines_speed_is_told_from_one_that_does_not() -> None:
+    """Units whose log ratio is 0.3 x their level plus a spread of 0.05 of their own: the slope
+    is found and the spread about it is the units' own; with levels drawn apart from the ratios,
+    the slope is near 0 and taking it out leaves the spread as it was."""
+    from benchmarks.diagnostics import resident_components as rc
+
+    rng = np.random.default_rng(3)
+    levels = rng.normal(-5.0, 0.12, 2000)
+    own = rng.normal(0.0, 0.05, levels.size)
+    units = [np.full(4, 0.3 * (x + 5.0) + e) for x, e in zip(levels, own, strict=True)]
+    moving = rc.level_dependence(units, list(levels))
+    assert moving["slope"] == pytest.approx(0.3, abs=0.03)
+    assert moving["after_level_sd"] == pytest.approx(0.05, rel=0.05)
+    assert moving["unit_sd"] == pytest.approx(math.hypot(0.3 * 0.12, 0.05), rel=0.05)
+    apart = rc.level_dependence(units, list(rng.permutation(levels)))
+    assert abs(apart["slope"]) < 0.05
+    assert apart["after_level_sd"] == pytest.approx(apart["unit_sd"], rel=0.01)
+    with pytest.raises(ValueError, match="at least 3"):
+        rc.level_dependence(units[:2], list(levels[:2]))

@@ -10,6 +10,13 @@ count): the rounds' variance within a unit, averaged over units, divided by K, i
 noise's share; what the units' variance holds beyond it is the processes' state. Where the
 state dominates, longer lives (a larger K) buy nothing: only more units narrow the interval.
 
+A second table asks how much of the state is the machine's, not the processes': a unit's level
+(the mean log step time of both sides over its blocks) moves with the machine's speed state,
+which both workers of a pair share, and where one side's step is more sensitive to that state
+than the other's, the unit's ratio moves with its level. It gives the slope of the units' log
+ratio on their level (0: the ratio does not depend on how fast the machine is just then) and the
+units' spread before and after that dependence is taken out, within each sweep.
+
 Each worker pair is the repeat folder of the same number under A's and B's configuration
 folders; its first `--warmup` steps are its warm-up turn, then K = `--blocks` blocks of
 `--ticks` steps (conf/decision/default.yaml's values unless given). numpy only; it starts
@@ -29,18 +36,50 @@ import numpy as np
 from twinbench import sequential
 
 
-def round_logs(
+def _blocks(
     a_steps: list[float], b_steps: list[float], d: sequential.Design
-) -> np.ndarray | None:
-    """A worker pair's rounds: log(A's block / B's block) for each of its K whole blocks (None
-    where a worker trained fewer steps than its design: a pair the sweep dropped)."""
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each side's K whole blocks (seconds), its warm-up turn left out (None where a worker
+    trained fewer steps than its design: a pair the sweep dropped)."""
     need = d.warmup_ticks + d.resident_blocks * d.turn_ticks
     if len(a_steps) < need or len(b_steps) < need:
         return None
     shape = (d.resident_blocks, d.turn_ticks)
     a = np.asarray(a_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
     b = np.asarray(b_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
-    return np.log(a / b)
+    return a, b
+
+
+def round_logs(
+    a_steps: list[float], b_steps: list[float], d: sequential.Design
+) -> np.ndarray | None:
+    """A worker pair's rounds: log(A's block / B's block) for each of its K whole blocks (None
+    where a worker trained fewer steps than its design: a pair the sweep dropped)."""
+    blocks = _blocks(a_steps, b_steps, d)
+    return None if blocks is None else np.log(blocks[0] / blocks[1])
+
+
+def unit_level(a_steps: list[float], b_steps: list[float], d: sequential.Design) -> float | None:
+    """A worker pair's level: the mean over its K whole blocks of the two sides' mean log block
+    time (None where a worker trained fewer steps than its design)."""
+    blocks = _blocks(a_steps, b_steps, d)
+    return None if blocks is None else float(np.mean((np.log(blocks[0]) + np.log(blocks[1])) / 2))
+
+
+def level_dependence(units: list[np.ndarray], levels: list[float]) -> dict[str, float]:
+    """How the units' log ratio moves with their level: the least-squares `slope`, the units'
+    spread `unit_sd`, and `after_level_sd`, their spread about that line (log scale)."""
+    if len(units) != len(levels) or len(units) < 3:
+        raise ValueError("need a level for each of at least 3 worker pairs")
+    y = np.array([u.mean() for u in units])
+    x = np.asarray(levels, float) - np.mean(levels)
+    slope = float(np.dot(x, y - y.mean()) / np.dot(x, x)) if np.dot(x, x) > 0 else 0.0
+    residual = y - y.mean() - slope * x
+    return {
+        "slope": slope,
+        "unit_sd": float(np.std(y, ddof=1)),
+        "after_level_sd": float(np.sqrt(np.sum(residual**2) / (len(y) - 2))),
+    }
 
 
 def components(units: list[np.ndarray]) -> dict[str, float]:
@@ -69,16 +108,25 @@ def _steps(folder: Path) -> list[float]:
 
 def sweep_units(sweep: Path, a: str, b: str, d: sequential.Design) -> dict[str, list[np.ndarray]]:
     """series (the configuration folder's name past the backend) -> its worker pairs' rounds."""
-    found: dict[str, list[np.ndarray]] = {}
+    return {series: [u for u, _ in pairs] for series, pairs in sweep_pairs(sweep, a, b, d).items()}
+
+
+def sweep_pairs(
+    sweep: Path, a: str, b: str, d: sequential.Design
+) -> dict[str, list[tuple[np.ndarray, float]]]:
+    """series -> its worker pairs' (rounds, level)."""
+    found: dict[str, list[tuple[np.ndarray, float]]] = {}
     for a_dir in sorted(sweep.glob(f"backend={a},*")):
         series = a_dir.name.split(",", 1)[1]
         b_dir = sweep / f"backend={b},{series}"
         for repeat in sorted(a_dir.glob("repeat-*")):
             partner = b_dir / repeat.name
             if (repeat / "steps.json").exists() and (partner / "steps.json").exists():
-                rounds = round_logs(_steps(repeat), _steps(partner), d)
+                a_steps, b_steps = _steps(repeat), _steps(partner)
+                rounds = round_logs(a_steps, b_steps, d)
                 if rounds is not None:
-                    found.setdefault(series, []).append(rounds)
+                    level = unit_level(a_steps, b_steps, d)
+                    found.setdefault(series, []).append((rounds, float(level)))
     return found
 
 
@@ -100,9 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows: list[dict[str, Any]] = []
     for sweep in args.sweeps:
-        for series, units in sweep_units(sweep, args.a, args.b, design).items():
-            if len(units) >= 3:
-                rows.append({"sweep": sweep.name, "series": series, **components(units)})
+        for series, pairs in sweep_pairs(sweep, args.a, args.b, design).items():
+            if len(pairs) >= 3:
+                units, levels = [u for u, _ in pairs], [level for _, level in pairs]
+                rows.append({"sweep": sweep.name, "series": series, **components(units),
+                             "level": level_dependence(units, levels)})  # fmt: skip
     if not rows:
         p.error("no series with 3 or more resident worker pairs in those folders")
     print("| sweep | series | units | unit sd | block sd | block noise in a unit | state sd |")
@@ -111,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {r['sweep']} | {r['series']} | {r['units']} | {r['unit_sd']:.3f} | "
             f"{r['block_sd']:.3f} | {r['block_part_sd']:.3f} | {r['state_sd']:.3f} |"
+        )
+    print()
+    print("| sweep | series | units | log ratio on level, slope | unit sd | about the slope |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        level = r["level"]
+        print(
+            f"| {r['sweep']} | {r['series']} | {r['units']} | {level['slope']:.2f} | "
+            f"{level['unit_sd']:.3f} | {level['after_level_sd']:.3f} |"
         )
     return 0
 

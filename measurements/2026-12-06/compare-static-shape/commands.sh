@@ -18,3 +18,6 @@ logs = [math.log(r) for f in sorted(glob.glob(f"{sys.argv[1]}/decisions-*.json")
 m, h = st.fmean(logs), 1.98 * st.stdev(logs) / math.sqrt(len(logs))
 print(len(logs), "units", *(f"{math.exp(v):.3f}" for v in (m, m - h, m + h)), f"sd {st.stdev(logs):.3f}")
 PY
+# Where the 2-core units' spread comes from (components.md): each worker's steps.json of the five
+# sweeps is kept under sweeps/ (copied from results/sweeps/<time>/, folder layout unchanged).
+python -m benchmarks.diagnostics.resident_components "$OUT"/sweeps/* > "$OUT/components.md"
