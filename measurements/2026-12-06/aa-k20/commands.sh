@@ -1,0 +1,11 @@
+#!/bin/sh
+# Issue 40 item 2 for the design README command 1 runs today: resident worker pairs of K = 20
+# blocks a side, both workers of a pair starting up at once (conf/decision/default.yaml,
+# conf/experiment/compare.yaml). Native torch mlp against itself on every core (2), 165 s of
+# units a sequence (one core count's share of README command 1's 330 s), fresh workers every
+# unit. 2026-12-06 from 03:35 UTC, AMD EPYC family 25 model 17 (the project's Zen 5 type),
+# from a clone of the checkout at 1ec0505, nothing else timing on the machine (short targeted
+# tests and a diff check ran at nice 19 beside its first half hour). The JSON is rewritten
+# after every sequence; --resume goes on from it on the same machine type.
+python -m twinbench.cli aa --backend torch --model mlp --sequences 40 --budget-s 165 \
+  --out measurements/2026-12-06/aa-k20/aa-torch-mlp-all.json --resume
