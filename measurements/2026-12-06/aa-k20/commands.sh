@@ -4,7 +4,7 @@
 # conf/experiment/compare.yaml). Native torch mlp against itself on every core (2), 165 s of
 # units a sequence (one core count's share of README command 1's 330 s), fresh workers every
 # unit. 2026-12-06 from 03:35 UTC, AMD EPYC family 25 model 17 (the project's Zen 5 type),
-# from a clone of the checkout at 1ec0505, nothing else timing on the machine (short targeted
+# from a clone of the checkout at 6d5f60a, nothing else timing on the machine (short targeted
 # tests, a numpy-only diagnostic and a diff check ran at nice 19 in its first ten minutes); stopped
 # with SIGTERM after sequence 26 (SIGINT was ignored: the launching shell had started it in the
 # background, which ignores SIGINT for its children). The JSON is rewritten
