@@ -36,34 +36,20 @@ import numpy as np
 from twinbench import sequential
 
 
-def _blocks(
+def rounds_and_level(
     a_steps: list[float], b_steps: list[float], d: sequential.Design
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each side's K whole blocks (seconds), its warm-up turn left out (None where a worker
-    trained fewer steps than its design: a pair the sweep dropped)."""
+) -> tuple[np.ndarray, float] | None:
+    """A worker pair's rounds, log(A's block / B's block) for each of its K whole blocks (its
+    warm-up turn left out), and its level, the mean over those blocks of the two sides' mean log
+    block time. None where a worker trained fewer steps than its design: a pair the sweep
+    dropped."""
     need = d.warmup_ticks + d.resident_blocks * d.turn_ticks
     if len(a_steps) < need or len(b_steps) < need:
         return None
     shape = (d.resident_blocks, d.turn_ticks)
-    a = np.asarray(a_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
-    b = np.asarray(b_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1)
-    return a, b
-
-
-def round_logs(
-    a_steps: list[float], b_steps: list[float], d: sequential.Design
-) -> np.ndarray | None:
-    """A worker pair's rounds: log(A's block / B's block) for each of its K whole blocks (None
-    where a worker trained fewer steps than its design: a pair the sweep dropped)."""
-    blocks = _blocks(a_steps, b_steps, d)
-    return None if blocks is None else np.log(blocks[0] / blocks[1])
-
-
-def unit_level(a_steps: list[float], b_steps: list[float], d: sequential.Design) -> float | None:
-    """A worker pair's level: the mean over its K whole blocks of the two sides' mean log block
-    time (None where a worker trained fewer steps than its design)."""
-    blocks = _blocks(a_steps, b_steps, d)
-    return None if blocks is None else float(np.mean((np.log(blocks[0]) + np.log(blocks[1])) / 2))
+    a = np.log(np.asarray(a_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1))
+    b = np.log(np.asarray(b_steps[d.warmup_ticks : need], float).reshape(shape).sum(axis=1))
+    return a - b, float(np.mean((a + b) / 2))
 
 
 def level_dependence(units: list[np.ndarray], levels: list[float]) -> dict[str, float]:
@@ -122,11 +108,9 @@ def sweep_pairs(
         for repeat in sorted(a_dir.glob("repeat-*")):
             partner = b_dir / repeat.name
             if (repeat / "steps.json").exists() and (partner / "steps.json").exists():
-                a_steps, b_steps = _steps(repeat), _steps(partner)
-                rounds = round_logs(a_steps, b_steps, d)
-                if rounds is not None:
-                    level = unit_level(a_steps, b_steps, d)
-                    found.setdefault(series, []).append((rounds, float(level)))
+                pair = rounds_and_level(_steps(repeat), _steps(partner), d)
+                if pair is not None:
+                    found.setdefault(series, []).append(pair)
     return found
 
 
