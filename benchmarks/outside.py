@@ -24,7 +24,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from benchmarks import pairs, turn_pairs
+from benchmarks import pairs, rounds, turn_pairs
 from models.catalog import model_config
 from twinbench import sequential
 
@@ -55,7 +55,7 @@ def outside_sample(cmd: list[str]) -> pairs.Sample:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = pairs.arguments(__doc__, MODELS, MODELS, SETTINGS["pairs"], SETTINGS["epochs"])
+    p = rounds.arguments(__doc__, MODELS, MODELS, SETTINGS["pairs"], SETTINGS["epochs"])
     p.add_argument(
         "--max-steps",
         nargs="+",
@@ -63,15 +63,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S | MODEL=S",
         help="steps per epoch: S for every model, MODEL=S for one (default: the yaml's)",
     )
-    args = pairs.parse(p, argv)
+    args = rounds.parse(p, argv)
     try:
-        caps = pairs.step_caps(args.max_steps, MODELS)
+        caps = rounds.step_caps(args.max_steps, MODELS)
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
-    blocks = pairs.resident_designs(p, args, design, MODELS)
+    blocks = rounds.resident_designs(p, args, design, MODELS)
     print(
-        f"twinbench / outside code, {pairs.compared(args.pairing, 'seconds per epoch')}; up to "
+        f"twinbench / outside code, {rounds.compared(args.pairing, 'seconds per epoch')}; up to "
         f"{args.pairs} pairs per row ({args.pairing})"
         + ("" if args.pairing == "resident" else f", {args.epochs} epochs per process")
         + f", cpus={args.cpus}",
@@ -117,18 +117,19 @@ def main(argv: list[str] | None = None) -> int:
             meta = {"backend": backend, "model": model, "max_steps": steps}
             together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
             if args.pairing == "resident":
-                meta = {"backend": backend, "model": model, **pairs.resident_meta(blocks[model])}
+                meta = {"backend": backend, "model": model, **rounds.resident_meta(blocks[model])}
                 label = name
             rows.append(
-                pairs.Row(
+                rounds.Row(
                     label, ours, lambda cmd=cmd: outside_sample(cmd), meta, together, args.pairing
                 )
             )
-    results = pairs.run_table(
+    results = rounds.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
-        progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),
+        progress=lambda so_far: rounds.write_out(args.out, args.cpus, so_far),
+        even_rounds=args.even_rounds,
     )  # fmt: skip
-    pairs.write_out(args.out, args.cpus, results)
+    rounds.write_out(args.out, args.cpus, results)
     return 0
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks import pairs, turn_pairs
+from benchmarks import pairs, rounds, turn_pairs
 from models import catalog
 from twinbench import sequential
 
@@ -39,7 +39,7 @@ def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = pairs.arguments(__doc__, ["mlp", "cnn"], None, pairs=12, epochs=3)
+    p = rounds.arguments(__doc__, ["mlp", "cnn"], None, pairs=12, epochs=3)
     p.add_argument(
         "--steps",
         nargs="+",
@@ -47,19 +47,19 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S | MODEL=S",
         help="training steps per epoch: S for every model, MODEL=S for one (default: 100)",
     )
-    args = pairs.parse(p, argv)
+    args = rounds.parse(p, argv)
     try:
-        caps = pairs.step_caps(args.steps, catalog.names(), "--steps")
+        caps = rounds.step_caps(args.steps, catalog.names(), "--steps")
     except ValueError as e:
         p.error(str(e))
     design = sequential.load_design(max_seconds=None)
-    blocks = pairs.resident_designs(p, args, design, catalog.names())
+    blocks = rounds.resident_designs(p, args, design, catalog.names())
     shape = (
         "" if args.pairing == "resident"
         else f", {' '.join(args.steps)} steps x {args.epochs - 1} timed epochs"
     )  # fmt: skip
     print(
-        f"twinbench / bare loop, {pairs.compared(args.pairing, 'training time per epoch')}; "
+        f"twinbench / bare loop, {rounds.compared(args.pairing, 'training time per epoch')}; "
         f"up to {args.pairs} pairs per row ({args.pairing}){shape}, cpus={args.cpus}",
         flush=True,
     )
@@ -107,14 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{backend:<11}{model:<{width}}({steps} steps) "
             together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
             if args.pairing == "resident":
-                meta = {"backend": backend, "model": model, **pairs.resident_meta(blocks[model])}
+                meta = {"backend": backend, "model": model, **rounds.resident_meta(blocks[model])}
                 label = f"{backend:<11}{model:<{width}}"
-            rows.append(pairs.Row(label, ours, theirs, meta, together, args.pairing))
-    results = pairs.run_table(
+            rows.append(rounds.Row(label, ours, theirs, meta, together, args.pairing))
+    results = rounds.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
-        progress=lambda so_far: pairs.write_out(args.out, args.cpus, so_far),
+        progress=lambda so_far: rounds.write_out(args.out, args.cpus, so_far),
+        even_rounds=args.even_rounds,
     )  # fmt: skip
-    pairs.write_out(args.out, args.cpus, results)
+    rounds.write_out(args.out, args.cpus, results)
     return 0
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import before_after, outside, pairs, table
+from benchmarks import before_after, outside, pairs, rounds, table
 from twinbench import sequential
 from twinbench.paths import REPO_ROOT
 
@@ -196,9 +196,9 @@ class FakeClock:
 UNDECIDED = [1.0, 1.3, 0.7, 1.25, 0.75, 1.3, 0.7, 1.2, 0.8, 1.3, 0.7, 1.25]
 
 
-def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[pairs.Row]:
+def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[rounds.Row]:
     return [
-        pairs.Row(f"row{i}", clock.side(seconds, list(UNDECIDED)), clock.side(seconds), {"row": i})
+        rounds.Row(f"row{i}", clock.side(seconds, list(UNDECIDED)), clock.side(seconds), {"row": i})
         for i in range(rows)
     ]
 
@@ -206,9 +206,9 @@ def table_of(clock: FakeClock, rows: int, seconds: float = 30.0) -> list[pairs.R
 def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_after_a_round():
     clock, said = FakeClock(), []
     # a row three times as dear as the others: the first row's pair does not tell the round
-    dear = pairs.Row("dear", clock.side(90.0, list(UNDECIDED)), clock.side(90.0), {"row": 2})
+    dear = rounds.Row("dear", clock.side(90.0, list(UNDECIDED)), clock.side(90.0), {"row": 2})
     rows = [*table_of(clock, 2), dear]
-    results = pairs.run_table(rows, 4, None, said.append, now=lambda: clock.t)
+    results = rounds.run_table(rows, 4, None, said.append, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [4, 4, 4] and not any(r["trimmed"] for r in results)
     estimates = [s for s in said if "estimate" in s]
     assert estimates == [
@@ -221,14 +221,14 @@ def test_without_a_budget_every_row_runs_its_pairs_and_the_length_is_estimated_a
 def test_the_estimate_warns_when_a_budget_leaves_rows_without_an_interval():
     design = sequential.load_design(max_seconds=None)
     need = design.first_interval_pairs  # 5 with conf/decision/default.yaml
-    short = pairs.estimate(480.0, 10, 12, 35, design)  # rounds of 8 min, 35 min: 4 rounds
+    short = rounds.estimate(480.0, 10, 12, 35, design)  # rounds of 8 min, 35 min: 4 rounds
     assert short.endswith(
         f"allows about 4 rounds, fewer than the {need} pairs a row needs for an interval: "
         f"give about {need * 8} min, or fewer rows"
     )
-    enough = pairs.estimate(480.0, 10, 12, 55, design)
+    enough = rounds.estimate(480.0, 10, 12, 55, design)
     assert enough.endswith("the budget (55 min) allows about 6 rounds")
-    assert "fewer than" not in pairs.estimate(480.0, 10, 3, 30, design)  # 3 asked, 3 fit
+    assert "fewer than" not in rounds.estimate(480.0, 10, 3, 30, design)  # 3 asked, 3 fit
 
 
 def test_the_first_interval_comes_where_the_confidence_sequence_first_is_finite():
@@ -241,7 +241,7 @@ def test_the_first_interval_comes_where_the_confidence_sequence_first_is_finite(
 def test_a_budget_trims_pairs_so_the_table_fits_and_says_what_it_trimmed():
     clock, said = FakeClock(), []
     # 8 rows x 6 pairs of 60 s = 48 min asked; 16 min allowed: 2 pairs a row.
-    results = pairs.run_table(table_of(clock, 8), 6, 16, said.append, now=lambda: clock.t)
+    results = rounds.run_table(table_of(clock, 8), 6, 16, said.append, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [2] * 8
     assert all(r["trimmed"] and r["pairs_requested"] == 6 for r in results)
     assert all(r["decision"]["stopped_by"] == "max_seconds" for r in results)
@@ -266,9 +266,9 @@ def test_a_budget_runs_rows_in_rounds_so_no_row_is_starved_by_the_rows_before_it
         return run
 
     costs = {"cheap": 5, "dear": 40, "middling": 20}
-    rows = [pairs.Row(n, side(n, c), clock.side(c), {"row": n}) for n, c in costs.items()]
+    rows = [rounds.Row(n, side(n, c), clock.side(c), {"row": n}) for n, c in costs.items()]
     # One round costs 2 x (5 + 40 + 20) = 130 s; 11 min leave five rounds and part of a sixth.
-    results = pairs.run_table(rows, 12, 11, lambda s: None, now=lambda: clock.t)
+    results = rounds.run_table(rows, 12, 11, lambda s: None, now=lambda: clock.t)
     counts = {r["row"]: r["pairs"] for r in results}
     assert min(counts.values()) >= 5, counts
     assert order[:6] == ["cheap", "dear", "middling"] * 2
@@ -284,10 +284,10 @@ def test_a_table_hands_over_every_rows_pairs_so_far_after_each_pair(tmp_path):
     out = tmp_path / "table.json"
 
     def progress(so_far):
-        pairs.write_out(out, 2, so_far)
+        rounds.write_out(out, 2, so_far)
         snapshots.append(json.loads(out.read_text())["results"])
 
-    results = pairs.run_table(
+    results = rounds.run_table(
         table_of(clock, 2), 3, None, lambda s: None, now=lambda: clock.t, progress=progress
     )
     assert [[r["pairs"] for r in snap] for snap in snapshots] == [
@@ -303,10 +303,10 @@ def test_a_table_hands_over_every_rows_pairs_so_far_after_each_pair(tmp_path):
 def test_a_budget_gives_time_a_short_row_leaves_to_the_rows_after_it():
     clock = FakeClock()
     rows = [
-        pairs.Row("fast", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
+        rounds.Row("fast", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
         *table_of(clock, 1),
     ]
-    results = pairs.run_table(rows, 6, 5, lambda s: None, now=lambda: clock.t)
+    results = rounds.run_table(rows, 6, 5, lambda s: None, now=lambda: clock.t)
     # In rounds of 70 s: four of both, then the 20 s left fit two more 10 s pairs of fast only.
     assert [r["pairs"] for r in results] == [6, 4]
 
@@ -318,11 +318,11 @@ def test_a_row_stops_at_the_pair_that_decides_and_says_what_ended_it():
     faster = [0.8, 0.81, 0.79, 0.8, 0.805, 0.795, 0.8, 0.81, 0.79, 0.8, 0.8, 0.8]
     same = [1.0, 1.01, 0.99, 1.0, 1.005, 0.995, 1.0, 1.01, 0.99, 1.0, 1.0, 1.0]
     rows = [
-        pairs.Row("faster", clock.side(5, faster), clock.side(5), {}),
-        pairs.Row("same", clock.side(5, same), clock.side(5), {}),
-        pairs.Row("noisy", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
+        rounds.Row("faster", clock.side(5, faster), clock.side(5), {}),
+        rounds.Row("same", clock.side(5, same), clock.side(5), {}),
+        rounds.Row("noisy", clock.side(5, list(UNDECIDED)), clock.side(5), {}),
     ]
-    results = pairs.run_table(rows, 12, None, lambda s: None, now=lambda: clock.t)
+    results = rounds.run_table(rows, 12, None, lambda s: None, now=lambda: clock.t)
     outcomes = [(r["decision"]["outcome"], r["decision"]["stopped_by"]) for r in results]
     assert outcomes == [
         ("a_faster", "decided"), ("equivalent", "decided"), ("undecided", "max_pairs")
@@ -344,8 +344,8 @@ def test_a_row_in_turns_measures_its_pairs_through_the_turn_taking_pair():
     def never():
         raise AssertionError("a row in turns never runs its sides one after the other")
 
-    row = pairs.Row("turns", never, never, {}, in_turns)
-    (result,) = pairs.run_table([row], 3, None, lambda s: None)
+    row = rounds.Row("turns", never, never, {}, in_turns)
+    (result,) = rounds.run_table([row], 3, None, lambda s: None)
     assert calls == [0, 1, 2] and result["pairing"] == "turns"
 
 
@@ -357,13 +357,13 @@ def test_a_resident_row_counts_worker_pairs_and_says_its_design():
         raise AssertionError("a resident row never runs its sides one after the other")
 
     said: list[str] = []
-    row = pairs.Row("resident", never, never, {}, unit, "resident")
-    (result,) = pairs.run_table([row], 2, None, said.append)
+    row = rounds.Row("resident", never, never, {}, unit, "resident")
+    (result,) = rounds.run_table([row], 2, None, said.append)
     assert result["pairing"] == "resident" and result["pairs"] == 2
     assert "    worker pair 1/2 (resident): 9.00 ms vs 10.00 ms a step = 0.900" in said
     assert "timed CPU ratio" in pairs.line("resident", result)
     shown = table.cell(
-        {**result, **pairs.resident_meta(sequential.Design(resident_blocks=12, turn_ticks=5))}
+        {**result, **rounds.resident_meta(sequential.Design(resident_blocks=12, turn_ticks=5))}
     )
     assert shown.endswith("(2 resident worker pairs, 12 blocks of 5 steps a side, per step)")
 
@@ -373,14 +373,14 @@ def test_resident_tables_size_their_worker_pairs_per_model_and_refuse_blocks_wit
 ):
     from benchmarks import overhead
 
-    p = pairs.arguments("", outside.MODELS, outside.MODELS, 6, 3)
-    args = pairs.parse(p, ["--pairing", "resident", "--blocks", "20", "gpt=4"])
-    designs = pairs.resident_designs(p, args, sequential.load_design(), outside.MODELS)
+    p = rounds.arguments("", outside.MODELS, outside.MODELS, 6, 3)
+    args = rounds.parse(p, ["--pairing", "resident", "--blocks", "20", "gpt=4"])
+    designs = rounds.resident_designs(p, args, sequential.load_design(), outside.MODELS)
     assert designs["gpt"].resident_blocks == 4 and designs["mlp"].resident_blocks == 20
     assert {d.pairing for d in designs.values()} == {"resident"}
     conf = sequential.Design(resident_blocks=7)
-    no_blocks = pairs.parse(p, ["--pairing", "resident", "--models", "cnn"])
-    default = pairs.resident_designs(p, no_blocks, conf, outside.MODELS)
+    no_blocks = rounds.parse(p, ["--pairing", "resident", "--models", "cnn"])
+    default = rounds.resident_designs(p, no_blocks, conf, outside.MODELS)
     assert list(default) == ["cnn"] and default["cnn"].resident_blocks == 7
     for main, bad in (
         (outside.main, ["--blocks", "8"]),  # blocks without resident pairs
@@ -395,17 +395,17 @@ def test_resident_tables_size_their_worker_pairs_per_model_and_refuse_blocks_wit
 
 def test_a_row_always_runs_at_least_one_pair():
     clock = FakeClock()
-    results = pairs.run_table(table_of(clock, 2, 600), 6, 1, lambda s: None, now=lambda: clock.t)
+    results = rounds.run_table(table_of(clock, 2, 600), 6, 1, lambda s: None, now=lambda: clock.t)
     assert [r["pairs"] for r in results] == [1, 1]
 
 
 def test_the_tables_cap_steps_for_every_model_or_one_and_refuse_what_is_not_a_cap():
-    caps = pairs.step_caps(["60", "fasttext=6", "gpt=20"], outside.MODELS)
+    caps = rounds.step_caps(["60", "fasttext=6", "gpt=20"], outside.MODELS)
     assert caps == {"*": 60, "fasttext": 6, "gpt": 20}
-    assert pairs.step_caps([], outside.MODELS) == {}
+    assert rounds.step_caps([], outside.MODELS) == {}
     for bad in (["nosuchmodel=5"], ["gpt=0"], ["gpt=x"], ["-3"]):
         with pytest.raises(ValueError, match="--max-steps"):
-            pairs.step_caps(bad, outside.MODELS)
+            rounds.step_caps(bad, outside.MODELS)
 
 
 def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys):

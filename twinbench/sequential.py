@@ -108,6 +108,9 @@ class Design:
     # within the observed mean's uncertainty.
     projection_quantile: float = 0.75
     projection_draws: int = 200
+    # A speed table's rounds under a budget run the rows whose projection at this quantile
+    # fits in the time left (benchmarks/rounds.py).
+    reach_quantile: float = 0.5
 
     def __post_init__(self) -> None:
         # Checked here, so a bad conf fails before the first pair, not after minutes of them.
@@ -138,10 +141,9 @@ class Design:
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, int) and value >= 1):
                 problems.append(f"{name} must be a whole number >= 1, got {value!r}")
-        if not 0 < self.projection_quantile < 1:
-            problems.append(
-                f"projection_quantile must be in (0, 1), got {self.projection_quantile!r}"
-            )
+        for name in ("projection_quantile", "reach_quantile"):
+            if not 0 < getattr(self, name) < 1:
+                problems.append(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
         if isinstance(self.projection_draws, bool) or not (
             isinstance(self.projection_draws, int) and self.projection_draws >= 1
         ):
