@@ -125,7 +125,11 @@ def _sweep(root: Path, monkeypatch: pytest.MonkeyPatch, verbose: bool) -> str:
         "command": f"python -m twinbench.parity {model}"})  # fmt: skip
     config = OmegaConf.create(
         {
-            "hydra": {"sweep": {"dir": str(root)}, "sweeper": {"decide": True}},
+            "hydra": {
+                "sweep": {"dir": str(root)},
+                "sweeper": {"decide": True},
+                "overrides": {"task": ["+experiment=compare"]},  # README command 1's
+            },
             "certify": True,
             "verbose": verbose,
         }
@@ -229,6 +233,43 @@ def test_no_line_names_a_faster_side_without_a_decision(shown) -> None:
     assert "tensorflow faster than torch by more than 5%" in one
     every = next(x for x in shown["text"].splitlines() if x.startswith("  all (2) "))
     assert every.strip().startswith("all (2)  undecided at budget")
+
+
+def test_an_undecided_core_count_says_the_command_that_would_decide_it(shown) -> None:
+    """Its decision projects the pairs that would likely decide it; the screen turns them into
+    one sweep of that core count alone, with the pairs and the seconds (at this sweep's seconds
+    a pair) to reach them. The decided core count has no such line."""
+    series = next(s for s in shown["body"]["series"] if s["series"] == "cpus=null")
+    need, pairs = series["decision"]["pairs_to_decide"], series["decision"]["pairs"]
+    assert need is not None and need > pairs
+    hints = [x.strip() for x in shown["text"].splitlines() if "to decide it alone" in x]
+    assert len(hints) == 1
+    repeats = -(-need // 10) * 10
+    seconds = -(-need * series["seconds"] / pairs // 60) * 60
+    assert hints[0].startswith(f"to decide it alone (about {need} pairs at ")
+    assert hints[0].endswith(
+        f"python run.py +experiment=compare cpus=2 repeats={repeats} "
+        f"++hydra.sweeper.decision.max_pairs={repeats} "
+        f"++hydra.sweeper.decision.total_seconds={seconds:.0f}"
+    )
+
+
+def test_the_command_keeps_the_users_own_keys_and_replaces_what_it_sets() -> None:
+    design = Design(max_pairs=40, max_seconds=300, total_seconds=330)
+    undecided = decide_sequence([1.06, 1.09, 1.02, 1.08, 1.03, 1.07, 1.04], design, "max_seconds")
+    assert undecided.pairs_to_decide is not None
+    series = {"series": "cpus=1", "seconds": 70.0}
+    given = ["+experiment=compare", "model=cnn", "cpus=1,null", "repeats=12",
+             "hydra.sweeper.decision.total_seconds=100"]  # fmt: skip
+    line = screen.rerun_line(series, undecided, design.__dict__, given, 2)
+    assert line is not None
+    command = line.split(": python run.py ", 1)[1].split()
+    assert command[:3] == ["+experiment=compare", "model=cnn", "cpus=1"]
+    assert "++hydra.sweeper.decision.max_seconds=null" in command  # 300 s would cut it short
+    assert not any(o.startswith(("repeats=12", "cpus=1,", "hydra.")) for o in command)
+    # nothing to project: no command
+    flat = decide_sequence([1.3, 0.7], design, "max_seconds")
+    assert screen.rerun_line(series, flat, design.__dict__, given, 2) is None
 
 
 def test_a_directional_table_on_the_first_screen_fails_the_check(shown) -> None:

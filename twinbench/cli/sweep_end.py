@@ -112,8 +112,9 @@ class SweepSummary(Callback):
         decided = (Path(sweep_dir) / decide.DECISIONS_FILE).is_file()
         if decided and screen.screen_only(config):
             return first_screen_end(
-                sweep_dir, records, models, bool(config.get("certify")), config.get("report", True)
-            )
+                sweep_dir, records, models, bool(config.get("certify")), config.get("report", True),
+                list(OmegaConf.select(config, "hydra.overrides.task", default=[]) or []),
+            )  # fmt: skip
         if config.get("certify"):
             certify_missing(models)
         verdicts = decide.render(sweep_dir)  # a deciding sweep (+experiment=compare)
@@ -147,6 +148,7 @@ def first_screen_end(
     models: list[str],
     certify: bool,
     report: bool = True,
+    given: list[str] | None = None,
 ) -> bool:
     """The end of a deciding sweep's first screen (twinbench/launch/screen.py): per core count the
     decision, the hardware effect, the certificate, the report's path. The side-by-side tables
@@ -158,7 +160,9 @@ def first_screen_end(
         certify_missing(models, live)
     statuses = {m: certificates.status(m) for m in models}
     body = screen.read_body(Path(sweep_dir) / decide.DECISIONS_FILE)
-    lines = screen.end_lines(body, [r for _, r in records], statuses, len(cpu.allowed_cpus()))
+    lines = screen.end_lines(
+        body, [r for _, r in records], statuses, len(cpu.allowed_cpus()), given or []
+    )
     if report:
         live.show("report: writing report.html and its figures ...")
     live.clear()

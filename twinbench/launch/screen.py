@@ -151,9 +151,58 @@ def _fmt_ratio(value: float) -> str:
     return f"{value:.3f}"
 
 
-def verdict_lines(body: dict[str, Any], all_cores: int | None) -> list[str]:
+# Keys a rerun of one undecided core count sets itself (rerun_line): the rest of the user's
+# command line is kept as given.
+DECISION_KEY = "hydra.sweeper.decision."
+RERUN_SETS = ("cpus", "repeats", *(DECISION_KEY + k for k in ("total_seconds", "max_pairs")))
+RERUN_PAIRS_STEP = 10  # repeats rounded up to a multiple of this
+
+
+def rerun_line(
+    series: dict[str, Any],
+    decision: Decision,
+    design: dict[str, Any],
+    given: Sequence[str],
+    all_cores: int | None,
+) -> str | None:
+    """For an undecided core count whose decision projects the pairs that would decide it: the
+    command that gives one sweep of that core count alone the pairs and seconds (at this sweep's
+    seconds a pair) to reach them: the pairs (`repeats`, and the design's max_pairs where it is
+    fewer) and the seconds (the sweep's total, and no per-count cap below it), `++` so that each
+    is set whether or not the experiment sets it. `given`: the user's overrides; None where
+    nothing projects. Every core reads as its number (`cpus=2`), as the screen never says
+    `null`."""
+    seconds = series.get("seconds")
+    if decision.pairs_to_decide is None or not seconds or decision.pairs < 1:
+        return None
+    pair_s = seconds / decision.pairs
+    need = decision.pairs_to_decide
+    budget_s = math.ceil(need * pair_s / 60) * 60
+    repeats = math.ceil(need / RERUN_PAIRS_STEP) * RERUN_PAIRS_STEP
+    own = dict(t.split("=", 1) for t in series["series"].split() if "=" in t)  # cpus=1, ...
+    if all_cores and own.get("cpus") in ("null", "None", ""):
+        own["cpus"] = str(all_cores)
+    new = [*(f"{k}={v}" for k, v in own.items()), f"repeats={repeats}"]
+    if (design.get("max_pairs") or 0) < repeats:
+        new.append(f"++{DECISION_KEY}max_pairs={repeats}")
+    if design.get("max_seconds") is not None and design["max_seconds"] < budget_s:
+        new.append(f"++{DECISION_KEY}max_seconds=null")
+    new.append(f"++{DECISION_KEY}total_seconds={budget_s}")
+    sets = {*RERUN_SETS, *own, DECISION_KEY + "max_seconds"}
+    kept = [o for o in given if o.split("=", 1)[0].lstrip("+~") not in sets]
+    return (
+        f"to decide it alone (about {need} pairs at {pair_s:.0f} s, {duration(budget_s)}): "
+        f"python run.py {' '.join([*kept, *new])}"
+    )
+
+
+def verdict_lines(
+    body: dict[str, Any], all_cores: int | None, given: Sequence[str] | None = None
+) -> list[str]:
     """Per core count of decisions.json's body: the outcome (one line), then the ratio, its
-    interval, the pairs and the design (a second line)."""
+    interval, the pairs and the design (a second line); for an undecided one whose pairs
+    project a budget, given the user's overrides (`given`), the command that would decide it (a
+    third line)."""
     d = {"pairing": "sequential", **body["design"]}
     series = body["series"]
     names = [s.get("a") for s in series if s.get("a")] + [s.get("b") for s in series if s.get("b")]
@@ -191,6 +240,9 @@ def verdict_lines(body: dict[str, Any], all_cores: int | None) -> list[str]:
         if s.get("incomplete"):
             detail += f"; {s['incomplete']} pair(s) with a failed half left out"
         lines.append(pad + detail)
+        rerun = None if given is None else rerun_line(s, decision, d, given, all_cores)
+        if rerun is not None and decision.outcome == "undecided":
+            lines.append(pad + rerun)
     return lines
 
 
@@ -253,11 +305,13 @@ def end_lines(
     records: Iterable[dict[str, Any]],
     certificates: dict[str, dict[str, Any]],
     all_cores: int | None,
+    given: Sequence[str] | None = None,
 ) -> list[str]:
-    """What the first screen prints once the pairs are done, before the report's path."""
+    """What the first screen prints once the pairs are done, before the report's path
+    (`given`: the user's overrides, for the command that would decide an undecided count)."""
     lines: list[str] = []
     if body is not None:
-        lines += verdict_lines(body, all_cores)
+        lines += verdict_lines(body, all_cores, given)
     lines += hardware_lines(records, all_cores)
     lines += certificate_line(certificates)
     return lines
