@@ -204,6 +204,8 @@ def test_resident_components_split_a_units_spread_into_state_and_block_noise(tmp
     assert rc.main([str(tmp_path), "--blocks", "8", "--ticks", "2", "--warmup", "3"]) == 0
     out = capsys.readouterr().out
     assert "| cpus=1 | 399 |" in out and "| cpus=1 | 399 | 2.00 |" in out
+    # B's level does not move at all here: A on B has no slope to give
+    assert level["a_on_b_slope"] == 0.0
 
 
 def test_a_ratio_that_moves_with_the_machines_speed_is_told_from_one_that_does_not() -> None:
@@ -225,3 +227,25 @@ def test_a_ratio_that_moves_with_the_machines_speed_is_told_from_one_that_does_n
     assert apart["after_level_sd"] == pytest.approx(apart["unit_sd"], rel=0.01)
     with pytest.raises(ValueError, match="at least 3"):
         rc.level_dependence(units[:2], list(levels[:2]))
+
+
+def test_one_side_that_moves_more_with_the_shared_state_is_told_from_unequal_noise() -> None:
+    """Both sides share a machine state (sd 0.1). Where A moves 1.3 times as much with it, A's
+    level on B's has a slope above 1; where both move alike but A carries more noise of its own
+    (which alone tilts the ratio-on-level slope), that slope stays near 1 or below."""
+    from benchmarks.diagnostics import resident_components as rc
+
+    rng = np.random.default_rng(5)
+    state = rng.normal(0.0, 0.1, 4000)
+
+    def sides(a_gain: float, a_noise: float) -> dict[str, float]:
+        a = -5.0 + a_gain * state + rng.normal(0.0, a_noise, state.size)
+        b = -5.0 + state + rng.normal(0.0, 0.02, state.size)
+        units = [np.full(3, x - y) for x, y in zip(a, b, strict=True)]
+        return rc.level_dependence(units, list((a + b) / 2))
+
+    moves_more = sides(1.3, 0.02)
+    noisier = sides(1.0, 0.1)
+    assert moves_more["a_on_b_slope"] == pytest.approx(1.3 / (1 + 0.02**2 / 0.1**2), rel=0.05)
+    assert noisier["slope"] > 0.3  # the first slope alone would call both "A moves more"
+    assert noisier["a_on_b_slope"] < 1.05

@@ -15,7 +15,10 @@ A second table asks how much of the state is the machine's, not the processes': 
 which both workers of a pair share, and where one side's step is more sensitive to that state
 than the other's, the unit's ratio moves with its level. It gives the slope of the units' log
 ratio on their level (0: the ratio does not depend on how fast the machine is just then) and the
-units' spread before and after that dependence is taken out, within each sweep.
+units' spread before and after that dependence is taken out, within each sweep. Since a unit's
+level holds each side's own noise, unequal noise alone would tilt that slope; so it also gives
+the slope of A's level on B's alone (1: both sides move alike with the shared state; above 1: A
+moves more, B's own noise only pulling the figure towards 0) and their correlation.
 
 Each worker pair is the repeat folder of the same number under A's and B's configuration
 folders; its first `--warmup` steps are its warm-up turn, then K = `--blocks` blocks of
@@ -61,10 +64,21 @@ def level_dependence(units: list[np.ndarray], levels: list[float]) -> dict[str, 
     x = np.asarray(levels, float) - np.mean(levels)
     slope = float(np.dot(x, y - y.mean()) / np.dot(x, x)) if np.dot(x, x) > 0 else 0.0
     residual = y - y.mean() - slope * x
+    # Each side's own level: the pair's level plus or minus half its mean log ratio. Regressed
+    # on B's level alone, A's slope is free of the part of the first slope that unequal noise
+    # of the two sides would make by itself (the level holds each side's own noise): above 1,
+    # A's step moves more with the state both share (B's own noise only pulls it towards 0).
+    a_level = np.asarray(levels, float) + y / 2
+    b_level = np.asarray(levels, float) - y / 2
+    b_x = b_level - b_level.mean()
+    still = float(np.dot(b_x, b_x)) < 1e-12 * len(y)  # B's level does not move: no slope
+    a_on_b = 0.0 if still else float(np.dot(b_x, a_level - a_level.mean()) / np.dot(b_x, b_x))
     return {
         "slope": slope,
         "unit_sd": float(np.std(y, ddof=1)),
         "after_level_sd": float(np.sqrt(np.sum(residual**2) / (len(y) - 2))),
+        "a_on_b_slope": a_on_b,
+        "sides_corr": 0.0 if still else float(np.corrcoef(a_level, b_level)[0, 1]),
     }
 
 
@@ -147,13 +161,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['block_sd']:.3f} | {r['block_part_sd']:.3f} | {r['state_sd']:.3f} |"
         )
     print()
-    print("| sweep | series | units | log ratio on level, slope | unit sd | about the slope |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| sweep | series | units | log ratio on level, slope | unit sd | about the slope "
+        f"| {args.a}'s level on {args.b}'s, slope | their correlation |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         level = r["level"]
         print(
             f"| {r['sweep']} | {r['series']} | {r['units']} | {level['slope']:.2f} | "
-            f"{level['unit_sd']:.3f} | {level['after_level_sd']:.3f} |"
+            f"{level['unit_sd']:.3f} | {level['after_level_sd']:.3f} | "
+            f"{level['a_on_b_slope']:.2f} | {level['sides_corr']:+.2f} |"
         )
     return 0
 
