@@ -4,12 +4,8 @@ in tests/test_benchmarks.py."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from benchmarks import rounds
-from benchmarks.pairs import Sample
+from benchmarks.diagnostics import rounds_replay as replay
 
 
 def test_the_rows_within_reach_are_the_nearest_their_decision_while_their_seconds_fit():
@@ -28,50 +24,22 @@ def test_the_rows_within_reach_are_the_nearest_their_decision_while_their_second
     assert rounds.within_reach({0: (None, 5.0), 1: (None, 9.0)}, 10.0) == {0, 1}
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 0.0
-
-
-NEAR = (math.log(0.85), 0.08)  # twinbench 15% faster, units spread by 8%: decidable
-EDGE = (math.log(1.05), 0.08)  # on the margin's edge: no budget decides it
-
-
-def seeded_table(clock: Clock, seed: int) -> list[rounds.Row]:
-    """Four decidable rows and four on the margin's edge, resident units of 30 s each."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for i, (mean, sd) in enumerate([NEAR] * 4 + [EDGE] * 4):
-        ratios = iter(np.exp(rng.normal(mean, sd, 60)).tolist())
-
-        def unit(k: int, ratios=ratios) -> tuple[Sample, Sample]:
-            clock.t += 30.0
-            return Sample(next(ratios), 1.0), Sample(1.0, 1.0)
-
-        def never() -> Sample:
-            raise AssertionError("a resident row never runs its sides one after the other")
-
-        rows.append(rounds.Row(f"row{i}", never, never, {"row": i}, unit, "resident"))
-    return rows
-
-
 def test_under_a_tight_budget_rounds_by_reach_decide_more_rows_than_even_rounds():
-    """30 minutes for eight rows of 30 s units: even rounds give each row about seven. Rounds by
-    reach stop paying the rows on the margin's edge once they have an interval, tell so in a
-    line, and give the time to the decidable ones: over five seeded tables more rows decide,
-    none fewer in any table, and every row still reached its first interval."""
-    decided = {True: [], False: []}
+    """The synthetic table (benchmarks/diagnostics/rounds_replay.py: four rows 15% apart, four
+    on the margin's edge, 30 s units) in 30 minutes: even rounds give each row about seven
+    units. Rounds by reach stop paying the rows on the margin's edge once they have an interval,
+    tell so in a line, and give the time to the decidable ones: over five seeded tables more
+    rows decide, none fewer in any table, and every row still reached its first interval."""
+    decided: dict[bool, list[int]] = {True: [], False: []}
     for even in (True, False):
         for seed in range(5):
-            clock, said = Clock(), []
-            results = rounds.run_table(
-                seeded_table(clock, seed), 40, 30, said.append, now=lambda c=clock: c.t,
-                even_rounds=even,
-            )  # fmt: skip
+            clock, said = replay.FakeClock(), []
+            rows = replay.replayed_rows(replay.synthetic_sources(), clock, seed)
+            results = rounds.run_table(rows, 40, 30, said.append, clock.now, even_rounds=even)
             decided[even].append(sum(r["decision"]["outcome"] != "undecided" for r in results))
             assert all(r["pairs"] >= 5 for r in results)
             assert clock.t <= 30 * 60
-            edge = [r for r in results if r["row"] >= 4]
+            edge = [r for r in results if r["row"].startswith("edge")]
             if even:
                 assert all(r["rounds_out_of_reach"] == 0 for r in results)
                 assert not any("out of reach" in s for s in said)

@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--sequences", type=int, help="simulated comparisons per row")
     p.add_argument("--blocks", type=int, nargs="+", help="resident_blocks (K) values")
-    p.add_argument("--slow-state-chance", type=float, help="chance a worker sits in a far state")
+    p.add_argument("--effects", type=float, nargs="+", help="true effects (0.05: A 5%% faster)")
+    for field in dataclasses.fields(Machine):  # any of the machine's values, e.g. a measured one
+        flag = "--" + field.name.replace("_", "-")
+        p.add_argument(flag, type=float, help=f"the machine's {field.name} (default: the model)")
     p.add_argument("--json", type=Path, help="also write the rows here")
     args = p.parse_args(argv)
     m, settings = load_model()
@@ -127,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         settings["sequences"] = args.sequences
     if args.blocks:
         settings["blocks"] = args.blocks
-    if args.slow_state_chance is not None:
-        m = dataclasses.replace(m, slow_state_chance=args.slow_state_chance)
+    if args.effects:
+        settings["effects"] = args.effects
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Machine)}
+    m = dataclasses.replace(m, **{k: v for k, v in given.items() if v is not None})
     design = load_design(pairing="resident")
     print(f"machine: {m}")
     print(
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = table(design, m, settings)
     for r in rows:
         print(
-            f"{r['resident_blocks']:>3}  {r['effect']:>5.0%}  {r['a_faster']:>8.1%}  "
+            f"{r['resident_blocks']:>3}  {r['effect']:>5.1%}  {r['a_faster']:>8.1%}  "
             f"{r['b_faster']:>8.1%}  {r['equivalent']:>10.1%}  {r['undecided']:>9.1%}  "
             f"{r['shows_a_faster']:>13.1%}  {r['mean_units']:>5.1f}"
         )
