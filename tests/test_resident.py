@@ -152,13 +152,23 @@ def test_the_power_script_prints_a_row_per_blocks_and_effect(capsys, tmp_path) -
     assert [(r["resident_blocks"], r["effect"]) for r in rows] == [(3, 0.0), (3, 0.05), (3, 0.1)]
     assert "A faster" in capsys.readouterr().out
     # a measured machine, and the effect a real comparison showed, from the command line
-    measured = ["--process-sd", "0.053", "--startup-s", "7", "--effects", "0.075"]
+    measured = [
+        "--process-sd",
+        "0.053",
+        "--startup-s",
+        "7",
+        "--effects",
+        "0.075",
+        "--max-pairs",
+        "4",
+    ]
     assert resident_power.main(["--sequences", "5", "--blocks", "3", *measured,
                                 "--json", str(out)]) == 0  # fmt: skip
     written = json.loads(out.read_text())
     assert written["machine"]["process_sd"] == 0.053 and written["machine"]["startup_s"] == 7.0
     assert written["machine"]["block_sd"] == resident_power.load_model()[0].block_sd
     assert [r["effect"] for r in written["rows"]] == [0.075]
+    assert 2 <= written["rows"][0]["mean_units"] <= 4  # --max-pairs caps a series' units
 
 
 # ---------------------------------------------------------------- the sweep

@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     for field in dataclasses.fields(Machine):  # any of the machine's values, e.g. a measured one
         flag = "--" + field.name.replace("_", "-")
         p.add_argument(flag, type=float, help=f"the machine's {field.name} (default: the model)")
+    p.add_argument("--max-pairs", type=int, help="units a series may run (default: conf's)")
     p.add_argument("--json", type=Path, help="also write the rows here")
     args = p.parse_args(argv)
     m, settings = load_model()
@@ -135,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Machine)}
     m = dataclasses.replace(m, **{k: v for k, v in given.items() if v is not None})
     design = load_design(pairing="resident")
+    if args.max_pairs:
+        design = dataclasses.replace(design, max_pairs=args.max_pairs)
     print(f"machine: {m}")
     print(
         f"design: margin +-{design.margin:.0%}, alpha {design.alpha:.0%}, blocks of "
