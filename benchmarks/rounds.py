@@ -262,8 +262,7 @@ def run_table(
         left = deadline - now() - sum((need - len(measured[i])) * pair_s(i) for i in young)
         needs = {}
         for i in set(running) - young:
-            ratios = [a.epoch_s / b.epoch_s for a, b in measured[i]]
-            d = sequential.decide_sequence(ratios, reach)
+            d = sequential.decide_sequence(ratios_of(measured[i]), reach)
             more = None if d.pairs_to_decide is None else max(1, d.pairs_to_decide - d.pairs)
             needs[i] = (more, pair_s(i))
         chosen = within_reach(needs, left) if needs else set()
@@ -271,13 +270,13 @@ def run_table(
             if not sat_out[i]:
                 more, each_s = needs[i]
                 said = (
-                    "no budget would"
+                    "no budget up to the projection's cap would decide it"
                     if more is None
-                    else (f"about {more} more pairs ({more * each_s / 60:.0f} min) would")
+                    else f"its projection's median is {more} more pairs ({more * each_s / 60:.0f}"
+                    " min)"
                 )
-                say(f"{rows[i].label}: out of reach for now: {said} likely decide it; its "
-                    f"rounds go to rows nearer their decision ({max(0.0, left) / 60:.0f} min "
-                    "left)")  # fmt: skip
+                say(f"{rows[i].label}: out of reach for now: {said}; its rounds go to rows "
+                    f"nearer their decision ({max(0.0, left) / 60:.0f} min left)")  # fmt: skip
             sat_out[i] += 1
         return young | chosen
 
@@ -336,9 +335,13 @@ def estimate(
     return text
 
 
+def ratios_of(measured: list[tuple[Sample, Sample]]) -> list[float]:
+    """A row's pair ratios A / B, in the order measured."""
+    return [a.epoch_s / b.epoch_s for a, b in measured]
+
+
 def decided(measured: list[tuple[Sample, Sample]], design: sequential.Design) -> bool:
-    ratios = [a.epoch_s / b.epoch_s for a, b in measured]
-    return sequential.decide_sequence(ratios, design).outcome != "undecided"
+    return sequential.decide_sequence(ratios_of(measured), design).outcome != "undecided"
 
 
 def write_out(path: Path | None, cpus: int, results: list[dict[str, Any]]) -> None:
