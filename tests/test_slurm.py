@@ -25,8 +25,9 @@ from analysis.load.table import runs_table
 from tests import slurm_cluster
 from twinbench.paths import REPO_ROOT
 
-# Its cluster's jobs take every core, and it times requeues (tests/sharing.py).
-pytestmark = pytest.mark.serial
+# Not serial (tests/sharing.py): its cluster's jobs take every core, but nothing here asserts a
+# duration; the requeue and kill tests wait for a run to start, however long that takes. Alone, it
+# left the other worker idle for its whole minute and for the test in flight before it.
 
 # measure.warmup_steps=1: 3 steps leave 2 steady ones for the report's framework effect (the
 # default warm-up of 10 leaves none)
