@@ -54,6 +54,9 @@ def pytest_collection_modifyitems(config, items) -> None:
         raise pytest.UsageError(
             "list these in tests/sharing.py SHARED_FIXTURES: " + "; ".join(unlisted)
         )
+    mismatch = sharing.serial_files_mismatch(items)
+    if mismatch:
+        raise pytest.UsageError("tests/sharing.py SERIAL_FILES: " + "; ".join(mismatch))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -61,7 +64,9 @@ def pytest_runtest_protocol(item, nextitem):
     """Setup, call and teardown of each test (module fixtures included) under this run's test
     lock: alone for `serial` tests, beside others for the rest."""
     run_dir = item.config._tmp_path_factory.getbasetemp().parent
-    with sharing.machine_share(item.get_closest_marker("serial") is not None, run_dir):
+    serial = item.get_closest_marker("serial") is not None
+    keep = nextitem is not None and nextitem.get_closest_marker("serial") is not None
+    with sharing.machine_share(serial, run_dir, keep=serial and keep):
         yield
 
 

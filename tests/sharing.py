@@ -13,7 +13,10 @@ keep that honest:
    this run's lock exclusively, every other test takes it shared, so a serial test starts only
    when the other worker is between tests and nothing starts beside it. A turnstile in front of
    the lock keeps a waiting serial test from being starved by the other worker's stream of
-   shared ones.
+   shared ones. The files whose every test is serial (`SERIAL_FILES`) are one scheduling unit,
+   and a worker keeps its exclusive hold from one serial test to the next: the other worker's
+   test in flight is waited for once per stretch of serial tests, not once per test (the 25
+   tests of those files had each waited for it).
 3. **One-core runs get a core of their own.** A worker's `cpus=1` runs are started with that
    worker's own core as their whole affinity mask (the lanes of `test_every_backend.py` did this
    first), and each worker has its own `TMPDIR`, which names the default measurement lock
@@ -44,6 +47,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from xdist.scheduler import LoadScopeScheduling
 
@@ -60,7 +64,15 @@ SHARED_FIXTURES = {
     ),
     "installed_site": ("tests/test_installed_copy.py", "tests/test_packaging.py"),
 }  # fmt: skip
-_UNIT_OF_FILE = {path: name for name, paths in SHARED_FIXTURES.items() for path in paths}
+# The files whose every test is `serial`, run back to back on one worker (rule 2); collection
+# checks this list against the markers (`serial_files_mismatch`).
+SERIAL_FILES = (
+    "tests/test_machine_lock.py", "tests/test_probe_lifeline.py", "tests/test_stage_processes.py",
+    "tests/test_stop_signals.py", "tests/test_subcommand_signals.py",
+)  # fmt: skip
+SERIAL_UNIT = "serial files"
+_UNITS = {**SHARED_FIXTURES, SERIAL_UNIT: SERIAL_FILES}
+_UNIT_OF_FILE = {path: name for name, paths in _UNITS.items() for path in paths}
 
 
 # Seconds each test file took, summed over its tests (setup, call and teardown), in the run that
@@ -78,9 +90,10 @@ def file_seconds() -> dict[str, float]:
 
 class FilesAndTheirSharers(LoadScopeScheduling):
     """xdist's scope scheduling with a test file as the scope, and the files of one
-    `SHARED_FIXTURES` entry as one scope, handed out longest first (the seconds each file took
-    last time, `file_seconds.json`): a long file started last would leave the other worker idle
-    at the end, and longest-first keeps that tail to the length of a short file."""
+    `SHARED_FIXTURES` entry, or all of `SERIAL_FILES`, as one scope, handed out longest first
+    (the seconds each file took last time, `file_seconds.json`): a long file started last would
+    leave the other worker idle at the end, and longest-first keeps that tail to the length of a
+    short file."""
 
     def _split_scope(self, nodeid: str) -> str:
         path = nodeid.split("::", 1)[0]
@@ -92,7 +105,7 @@ class FilesAndTheirSharers(LoadScopeScheduling):
             seconds = file_seconds()
 
             def weight(unit: str) -> float:
-                files = SHARED_FIXTURES.get(unit, (unit,))
+                files = _UNITS.get(unit, (unit,))
                 return sum(seconds.get(f, UNKNOWN_FILE_S) for f in files)
 
             for unit in sorted(self.workqueue, key=weight, reverse=True):
@@ -109,6 +122,22 @@ def unlisted_sharers(items) -> list[str]:
         for fixture in SHARED_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
             if path not in SHARED_FIXTURES[fixture]:
                 found.add(f"{path} reads {fixture}")
+    return sorted(found)
+
+
+def serial_files_mismatch(items) -> list[str]:
+    """Where `SERIAL_FILES` and the test modules disagree: a listed file without a module-wide
+    `pytestmark = pytest.mark.serial`, or a file with one that is not listed. Read from each
+    module, so a run of a few picked tests is checked the same way as a whole run."""
+    found = set()
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        marks = getattr(getattr(item, "module", None), "pytestmark", [])
+        marks = marks if isinstance(marks, list) else [marks]
+        serial = any(mark.name == "serial" for mark in marks)
+        if serial != (path in SERIAL_FILES):
+            found.add(f"{path} is listed but not serial as a whole" if not serial else
+                      f"{path} is serial as a whole (pytestmark) but not listed")  # fmt: skip
     return sorted(found)
 
 
@@ -148,27 +177,53 @@ def child_affinity(args: tuple[str, ...]) -> set[int] | None:
     return {core}
 
 
+# The lock file of an exclusive hold that this worker passes from one serial test to the next.
+_kept_exclusive: IO | None = None
+
+
 @contextlib.contextmanager
-def machine_share(serial: bool, run_dir: Path) -> Iterator[None]:
+def machine_share(serial: bool, run_dir: Path, keep: bool = False) -> Iterator[None]:
     """Hold this run's test lock around one test: exclusively for a serial test, shared for any
     other. `run_dir` is the folder all workers of this run share (the parent of each worker's
-    pytest basetemp, which pytest prunes). A no-op outside a multi-worker xdist run."""
+    pytest basetemp, which pytest prunes). With `keep` (this serial test is followed by another
+    on this worker), the exclusive hold passes to the next test instead of being released. A
+    no-op outside a multi-worker xdist run."""
+    global _kept_exclusive
     if worker_index() is None or worker_count() < 2:
         yield
         return
-    turnstile_path, lock_path = run_dir / "tests.turnstile", run_dir / "tests.lock"
-    with turnstile_path.open("a") as turnstile, lock_path.open("a") as lock:
+    lock, _kept_exclusive = _kept_exclusive, None
+    if lock is not None and not serial:  # the serial test that kept it was the last one
+        _release(lock)
+        lock = None
+    if lock is None:
+        lock = _acquire(run_dir, serial)
+    try:
+        yield
+    finally:
+        if serial and keep:
+            _kept_exclusive = lock
+        else:
+            _release(lock)
+
+
+def _acquire(run_dir: Path, serial: bool) -> IO:
+    """The run's lock, held (exclusively for a serial test), once through the turnstile."""
+    lock = (run_dir / "tests.lock").open("a")
+    with (run_dir / "tests.turnstile").open("a") as turnstile:
         asked = time.monotonic()
         fcntl.flock(turnstile, fcntl.LOCK_EX)  # queue behind a serial test that is waiting
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
         finally:
             fcntl.flock(turnstile, fcntl.LOCK_UN)
-        _count_wait(run_dir, time.monotonic() - asked)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    _count_wait(run_dir, time.monotonic() - asked)
+    return lock
+
+
+def _release(lock: IO) -> None:
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
 
 
 WAIT_FILE = "tests.waited-{worker}"  # in the run's folder: seconds this worker sat at the lock
