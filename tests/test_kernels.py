@@ -16,6 +16,7 @@ onednn_verbose,v1,primitive,exec,cpu,convolution,brg_conv_fwd:avx512_core,forwar
 onednn_verbose,v1,primitive,exec,cpu,reorder,jit:uni,undef,x
 onednn_verbose,v1,primitive,exec,cpu,convolution,brg_conv_fwd:avx512_core,forward_training,x
 some other line
+twinbench probe runtimes: torch
 """
 
 
@@ -32,6 +33,8 @@ def test_the_verbose_logs_say_which_functions_implementations_and_isa_ran():
         "MKL SGEMM x2; oneDNN convolution brg_conv_fwd:avx512_core x2; "
         "oneDNN ISA: Intel AVX-512 with Intel DL Boost and bfloat16 support"
     )
+    assert r["runtimes_in_process"] == ["torch"]
+    assert kernels.parse("no probe line")["runtimes_in_process"] is None
 
 
 def test_a_run_with_the_kernel_probe_records_what_torch_ran(tmp_path):
@@ -45,3 +48,4 @@ def test_a_run_with_the_kernel_probe_records_what_torch_ran(tmp_path):
     # torch's fp32 Linear runs a BLAS sgemm (MKL in this build) or a oneDNN matmul
     assert k["mkl"]["calls"] or k["onednn"]["primitives"], k
     assert k["steps"] == kernels.PROBE_STEPS
+    assert k["runtimes_in_process"] == ["torch"]

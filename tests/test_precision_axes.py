@@ -231,6 +231,8 @@ def test_the_runs_table_flags_bf16_run_without_bf16_units(bf16_records, backend)
 @pytest.mark.parametrize("backend", ["torch", "keras_jax"])
 def test_the_kernel_probe_says_whether_a_bf16_runs_products_used_bf16_units(bf16_records, backend):
     probed = bf16_records[backend]["kernels"]
+    # the probe's process held the run's runtime alone (no TensorFlow beside Keras on JAX)
+    assert probed["runtimes_in_process"] == [registry.spec(backend).runtime]
     assert probed["bf16"]["precision"] == "bfloat16"
     assert probed["bf16"]["bf16_units_ran"] is (probed["bf16"]["flag"] is None)
     if not HAS_BF16:  # no bfloat16 instructions here: no kernel can have used them

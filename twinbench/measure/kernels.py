@@ -30,16 +30,21 @@ PROBE_STEPS = 3
 TIMEOUT_S = 1800.0
 MKL_CALL = re.compile(r"^MKL_VERBOSE\s+([A-Z_][A-Z0-9_]*)\(")
 MKL_ISA = re.compile(r"(Intel\(R\) [^,]*?enabled processors?|AVX[\w-]*|SSE[\w.]*)")
+# The probe's last line: the runtimes its process had loaded (none but the run's own, as in the
+# worker, so that the logs hold the measured runtime's kernels only).
+RUNTIMES_LINE = "twinbench probe runtimes:"
 
 
 def parse(text: str) -> dict[str, Any]:
     """Counts of MKL functions and oneDNN primitive implementations, and the ISAs they name."""
     mkl_calls: Counter[str] = Counter()
     onednn: Counter[str] = Counter()
-    mkl_header = onednn_isa = None
+    mkl_header = onednn_isa = runtimes = None
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith("MKL_VERBOSE"):
+        if line.startswith(RUNTIMES_LINE):
+            runtimes = line.removeprefix(RUNTIMES_LINE).split()
+        elif line.startswith("MKL_VERBOSE"):
             call = MKL_CALL.match(line)
             if call:
                 mkl_calls[call.group(1)] += 1
@@ -63,6 +68,7 @@ def parse(text: str) -> dict[str, Any]:
         },
         "onednn": {"isa": onednn_isa, "primitives": dict(onednn.most_common())},
         "summary": summary(mkl_calls, onednn, onednn_isa),
+        "runtimes_in_process": runtimes,
     }
 
 
@@ -111,7 +117,7 @@ def probe(
 def _train_a_few_steps(run_dir: Path) -> None:
     """The probe process: the run's own spec, cores, threads and settings, a few steps."""
     from benchdata import batching, fill_arch, holdout, load
-    from frameworks import get_backend
+    from frameworks import get_backend, registry
     from frameworks.base import TrainPlan
     from frameworks.settings import settings_of
     from frameworks.timing import RunClock
@@ -119,6 +125,10 @@ def _train_a_few_steps(run_dir: Path) -> None:
     from twinbench.worker.pinning import SPEC_FILE, apply_cpu_budget
 
     spec = spec_from_file(run_dir / SPEC_FILE)
+    # As in the worker: Keras' seeding would load TensorFlow into a Keras-on-JAX or -on-torch
+    # probe, and TensorFlow's lite converter JAX into a TensorFlow one; their start-up is not the
+    # run's, and their kernels have no place in its log.
+    registry.keep_to_own_runtime(spec.backend)
     apply_cpu_budget(spec)
     mc = spec.model_cfg
     data = load(mc["dataset"], spec.data["source"], spec.seed, mc.get("view"), spec.data)
@@ -141,6 +151,8 @@ def _train_a_few_steps(run_dir: Path) -> None:
     )
     model = backend.build(spec.model, mc, spec.device)
     backend.train(model, mc, data, plan, RunClock())
+    loaded = [name for name in registry.runtimes() if sys.modules.get(name) is not None]
+    print(RUNTIMES_LINE, *loaded, flush=True)
 
 
 if __name__ == "__main__":
