@@ -325,6 +325,10 @@ def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> No
     torch = next(x for x in lines if x.strip().startswith("torch"))
     assert "1.72x [" in torch and "(3 and 3 runs)" in torch
     assert screen.direction_problems("\n".join(lines), []) == []
+    # a resident pair's records are workers, each a life of many blocks, not runs
+    resident = {"design": {"pairing": "resident", "measure": "wall"}, "series": []}
+    shown = screen.end_lines(resident, runs, {}, 2)
+    assert any("(3 and 3 resident workers)" in x for x in shown), shown
 
 
 def test_the_live_line_is_redrawn_on_a_terminal_and_thinned_in_a_log() -> None:

@@ -251,10 +251,13 @@ def _step_median(record: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
-def hardware_lines(records: Iterable[dict[str, Any]], all_cores: int | None) -> list[str]:
+def hardware_lines(
+    records: Iterable[dict[str, Any]], all_cores: int | None, unit: str = "runs"
+) -> list[str]:
     """The hardware effect per backend: its fewest cores' steady step over its most cores'
     (a speed-up: above 1, more cores take less time), with the Welch interval of
-    twinbench.stats.ratio_ci over the runs' medians (independent runs, not pairs)."""
+    twinbench.stats.ratio_ci over the records' medians (independent processes, not pairs);
+    `unit` names what a record is (a resident pair's record is one worker's life)."""
     by_backend: dict[str, dict[int, list[float]]] = {}
     for r in records:
         step = _step_median(r) if r.get("status") == "ok" else None
@@ -270,7 +273,7 @@ def hardware_lines(records: Iterable[dict[str, Any]], all_cores: int | None) -> 
         few, most = min(counts), max(counts)
         speedup, lo, hi = stats.ratio_ci(counts[few], counts[most])
         interval = "no interval" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
-        runs = f"{len(counts[few])} and {len(counts[most])} runs"
+        runs = f"{len(counts[few])} and {len(counts[most])} {unit}"
         rows.append((backend, f"{speedup:.2f}x {interval}  ({runs})", few, most))
     if not rows:
         return []
@@ -310,9 +313,10 @@ def end_lines(
     """What the first screen prints once the pairs are done, before the report's path
     (`given`: the user's overrides, for the command that would decide an undecided count)."""
     lines: list[str] = []
+    resident = body is not None and body["design"].get("pairing") == "resident"
     if body is not None:
         lines += verdict_lines(body, all_cores, given)
-    lines += hardware_lines(records, all_cores)
+    lines += hardware_lines(records, all_cores, "resident workers" if resident else "runs")
     lines += certificate_line(certificates)
     return lines
 
