@@ -87,7 +87,22 @@ def decided_bars(files: list[Path]) -> list[Bar]:
     return found
 
 
-def draw(rows: list[Bar], out: Path, title: str | None = None, margin: float | None = None) -> None:
+def compared_of(files: list[Path]) -> str:
+    """What the rows' ratios compare, for the axis: a training step for resident worker pairs
+    (each row names it, `compared`), an epoch for fresh-process pairs; one chart, one measure."""
+    found = {r.get("compared", "seconds per epoch") for _, r in rows_in_order(files)}
+    if len(found) != 1:
+        raise SystemExit(f"the rows compare different things ({sorted(found)}): one chart each")
+    return found.pop().replace("seconds per", "time per")
+
+
+def draw(
+    rows: list[Bar],
+    out: Path,
+    title: str | None = None,
+    margin: float | None = None,
+    compared: str = "time per epoch",
+) -> None:
     """A dot per row with its interval; the 2% goal line, or the ±margin band of a decision."""
     import matplotlib
 
@@ -105,7 +120,7 @@ def draw(rows: list[Bar], out: Path, title: str | None = None, margin: float | N
         ax.errorbar(bar.ratio, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=3)
     ax.axvline(1.0, color="black", lw=1)
     ax.set_yticks(list(range(len(rows))), [b.label for b in rows])
-    ax.set_xlabel("twinbench / outside code, time per epoch (below 1: twinbench faster)")
+    ax.set_xlabel(f"twinbench / outside code, {compared} (below 1: twinbench faster)")
     if margin is None:
         ax.axvline(GOAL, color="#c0392b", lw=1, ls="--", label="goal: at most 1/0.98 = 1.020")
         ax.legend(loc="lower right", fontsize=8)
@@ -150,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         margins = {table.row_margin(r) for _, r in rows_in_order(args.turns)}
         if len(margins) != 1:
             p.error(f"the rows were decided at different margins ({sorted(margins)})")
-        draw(rows, args.out, args.title, margin=margins.pop())
+        draw(rows, args.out, args.title, margin=margins.pop(), compared=compared_of(args.turns))
     else:
         rows = bars()
         draw(rows, args.out, args.title)
