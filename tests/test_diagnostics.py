@@ -83,6 +83,15 @@ def test_the_chart_in_turns_draws_each_rows_decision_as_the_findings_table_gives
     out = tmp_path / "chart.png"
     headline_chart.draw(bars, out, "in turns", margin=0.05)
     assert out.read_bytes()[:4] == b"\x89PNG"
+    assert headline_chart.compared_of(files) == "time per epoch"  # fresh-process pairs
+    resident = REPO_ROOT / "measurements" / "2026-12-05" / "speed-static-shape" / "outside.json"
+    assert headline_chart.compared_of([resident]) == "time per training step"
+    rows = {(r["model"], r["backend"]): r for r in json.loads(resident.read_text())["results"]}
+    per_epoch = {k: v for k, v in rows[("mlp", "tensorflow")].items() if k != "compared"}
+    for name, row in (("step", rows[("mlp", "torch")]), ("epoch", per_epoch)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"results": [row]}))
+    with pytest.raises(SystemExit, match="compare different things"):
+        headline_chart.compared_of([tmp_path / "step.json", tmp_path / "epoch.json"])
     with pytest.raises(SystemExit, match="not a row of the sequential engine"):
         headline_chart.decided_bars(
             [REPO_ROOT / "measurements" / "2026-11-30" / "outside-textgen.json"]
@@ -249,3 +258,22 @@ def test_one_side_that_moves_more_with_the_shared_state_is_told_from_unequal_noi
     assert moves_more["a_on_b_slope"] == pytest.approx(1.3 / (1 + 0.02**2 / 0.1**2), rel=0.05)
     assert noisier["slope"] > 0.3  # the first slope alone would call both "A moves more"
     assert noisier["a_on_b_slope"] < 1.05
+
+
+def test_the_readmes_headline_counts_are_its_tables():
+    """README's headline: its chart and its 'N of the 20 rows decided, none slower' are the
+    measured table it names, not numbers typed in."""
+    import re
+
+    from benchmarks.diagnostics import headline_chart
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    headline = readme[readme.index("## Headline result") : readme.index("## Where to go next")]
+    (table_file,) = set(re.findall(r"--turns \\\s+(\S+\.json)", headline))
+    bars = headline_chart.decided_bars([REPO_ROOT / table_file])
+    decided = [b for b in bars if b.outcome != "undecided"]
+    said = re.search(r"\*\*(\d+) of the (\d+) rows\s+decided, none slower\*\*", headline)
+    assert said and (int(said.group(1)), int(said.group(2))) == (len(decided), len(bars))
+    assert not [b for b in bars if b.outcome == "b_faster"]  # "none slower"
+    (image,) = re.findall(r"\]\((docs/img/[^)]+\.png)\)", headline)
+    assert image in headline.split("--out ")[1] and (REPO_ROOT / image).is_file()
