@@ -28,6 +28,9 @@ SEED = 7
 
 
 def main(framework: str, workdir: Path) -> None:
+    from frameworks import registry
+
+    registry.keep_to_own_runtime(framework)  # as in a worker: no other runtime's start-up
     from twinbench.machine import cpu
 
     os.environ.update(cpu.thread_environment(1, 1))

@@ -14,6 +14,9 @@ import numpy as np
 
 
 def main(backend_name: str) -> None:
+    from frameworks import registry
+
+    registry.keep_to_own_runtime(backend_name)  # as in a worker: no other runtime's start-up
     from benchdata import Dataset
     from frameworks import get_backend
     from frameworks.base import TrainPlan

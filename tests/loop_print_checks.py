@@ -20,6 +20,9 @@ N_TRAIN, N_TEST, BATCH, EPOCHS = 10, 7, 4, 2
 
 
 def main(backend_name: str, mutation: str | None = None) -> None:
+    from frameworks import registry
+
+    registry.keep_to_own_runtime(backend_name)  # as in a worker: no other runtime's start-up
     from benchdata import Dataset, batching
     from frameworks import get_backend
     from frameworks.base import TrainPlan

@@ -18,6 +18,9 @@ BATCH, STEPS, EPOCHS = 16, 13, 3  # 13 steps per epoch: 10 + 3 under steps_per_e
 
 
 def main() -> None:
+    from frameworks import registry
+
+    registry.keep_to_own_runtime("tensorflow")  # as in a worker: no other runtime's start-up
     backend = get_backend("tensorflow")
     backend.configure_threads(1, 1)
     rng = np.random.default_rng(0)

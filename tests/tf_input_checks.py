@@ -31,6 +31,9 @@ def batches(dataset) -> list[list[float]]:
 
 
 def main() -> None:
+    from frameworks import registry
+
+    registry.keep_to_own_runtime("tensorflow")  # as in a worker: no other runtime's start-up
     import keras
     from keras.src.trainers.data_adapters.array_data_adapter import ArrayDataAdapter
 

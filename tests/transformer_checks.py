@@ -15,6 +15,11 @@ import os
 
 os.environ["KERAS_BACKEND"] = "torch"  # before keras loads: the keras_torch backend
 
+from frameworks import registry  # loads no framework
+
+if __name__ == "__main__":  # its own process only: test_transformers imports the configs below
+    registry.keep_to_own_runtime("keras_torch")  # torch only: no TensorFlow or JAX start-up
+
 import numpy as np
 import torch
 
