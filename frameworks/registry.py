@@ -340,6 +340,12 @@ def keep_to_own_runtime(name: str) -> list[str]:
     return others
 
 
+def loaded_runtimes() -> list[str]:
+    """The registered runtimes imported into this process so far: a worker's or a probe's own,
+    and any a library pulled in beside it (a second runtime costs start-up and sits in memory)."""
+    return [name for name in runtimes() if sys.modules.get(name) is not None]
+
+
 def runtimes() -> tuple[str, ...]:
     """Every registered backend's runtime (its top-level module's name), each once."""
     return tuple(dict.fromkeys(s.runtime for s in BACKENDS.values()))

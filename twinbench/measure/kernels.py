@@ -151,8 +151,7 @@ def _train_a_few_steps(run_dir: Path) -> None:
     )
     model = backend.build(spec.model, mc, spec.device)
     backend.train(model, mc, data, plan, RunClock())
-    loaded = [name for name in registry.runtimes() if sys.modules.get(name) is not None]
-    print(RUNTIMES_LINE, *loaded, flush=True)
+    print(RUNTIMES_LINE, *registry.loaded_runtimes(), flush=True)
 
 
 if __name__ == "__main__":

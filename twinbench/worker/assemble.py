@@ -7,7 +7,6 @@ from the run clock and reads the adapter's descriptions.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 from twinbench import stats
@@ -236,14 +235,6 @@ def samples_per_step(batch_size: int, n_train: int) -> int:
     return min(batch_size, n_train)
 
 
-def runtimes_in_process() -> list[str]:
-    """The registry's runtimes imported into this worker by the end of its run: its own, and
-    any a library pulled in beside it (a second runtime costs start-up and sits in memory)."""
-    from frameworks import registry
-
-    return [name for name in registry.runtimes() if sys.modules.get(name) is not None]
-
-
 def runtime(spec: RunSpec) -> str:
     """The library whose kernels run this backend: its GEMM and speed of light are the ones
     probed under that library's name (frameworks/probes)."""
@@ -270,6 +261,8 @@ def assemble(
 ) -> ResultRecord:
     """Phase 7: the measured run's record; `stack` is the stack's block as the worker read it
     back (twinbench/stacks/readback.py)."""
+    from frameworks import registry  # the registry only: no framework's import
+
     clock, data, bs = trained.clock, loaded.data, spec.batch_size
     n_train = len(data.x_train)
     timing = timing_record(clock, spec, samples_per_step(bs, n_train))
@@ -297,7 +290,7 @@ def assemble(
         device=spec.device,
         device_info=trained.device_info,
         settings=trained.settings_in_effect,
-        framework={**fw.backend.describe(), "runtimes_in_process": runtimes_in_process()},
+        framework={**fw.backend.describe(), "runtimes_in_process": registry.loaded_runtimes()},
         data={"dataset": data.name, **data.info, "n_train": n_train, "n_test": len(data.x_test)},
         epochs=spec.epochs,
         batch_size=bs,
