@@ -97,3 +97,13 @@ def test_every_local_link_and_picture_of_the_readme_exists():
     # the pages other branches bring are listed in mkdocs.yml's nav and checked by the build
     missing = [t for t in targets if not (REPO_ROOT / t).exists() and t not in PAGES_OF_OTHERS]
     assert missing == []
+
+
+def test_the_home_page_lists_every_dated_finding():
+    """docs/index.md is where a reader looks for what has been measured: a finding the site's nav
+    holds but the home page leaves out is one a reader does not find (the page had fallen ten
+    findings behind by 2026-12-06)."""
+    home = (REPO_ROOT / "docs" / "index.md").read_text()
+    linked = set(re.findall(r"\]\((findings/[^)#]+\.md)", home))
+    findings = {f"findings/{p.name}" for p in (REPO_ROOT / "docs" / "findings").glob("*.md")}
+    assert findings - linked == set()
