@@ -172,19 +172,6 @@ def collect_command(args: argparse.Namespace) -> int:
     return 1 if collected.issues.incompatible else 0
 
 
-def _refuse_without_finished_runs(runs, paths: list[Path]) -> None:
-    """A report compares finished runs: with none, say so in one line before anything is
-    written (it was a traceback and a half-written report_files/)."""
-    failed = runs[runs["status"] != "ok"]
-    if runs.empty or len(failed) < len(runs):
-        return
-    first = str(failed["error"].dropna().iloc[0]) if failed["error"].notna().any() else "no error"
-    raise AnalysisError(
-        f"no finished runs under {', '.join(map(str, paths))}: all {len(failed)} failed "
-        f"(first error: {first}); nothing to compare"
-    )
-
-
 def report_command(args: argparse.Namespace) -> int:
     from analysis.compute import pipeline
     from analysis.load.table import runs_table
@@ -210,7 +197,6 @@ def report_command(args: argparse.Namespace) -> int:
     # Each step takes a while on a large set: say what is happening (errors alone go to stderr).
     _status(f"analysis: reading results under {', '.join(map(str, args.paths))} ...")
     runs = runs_table(args.paths)
-    _refuse_without_finished_runs(runs, args.paths)
     out = args.out or _default_out(args.paths[0])
     _status(f"analysis: {len(runs)} runs read; comparing them ...")
     an = pipeline.analyze(runs, options)

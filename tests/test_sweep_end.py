@@ -48,3 +48,23 @@ def test_report_false_ends_with_the_table_and_says_how_to_make_the_report(tmp_pa
     assert "torch cpu1" in printed  # the comparison table is still there
     assert f"report: not written (report=false); python -m analysis {tmp_path}" in printed
     assert not (tmp_path / "report.html").exists()
+
+
+def test_a_sweep_whose_every_run_failed_says_so_where_the_report_would_be(tmp_path, capsys):
+    """It printed `report not written: KeyError: 'source'` (found 2026-12-06 with a deciding
+    sweep whose jobs all had an invalid config): the report's line now says what
+    `python -m analysis` says of the same folder, and the sweep still fails."""
+    from twinbench.launch import failed
+    from twinbench.result import results
+
+    for backend in ("torch", "tensorflow"):
+        config = {"backend": {"name": backend}, "model": {"name": "mlp"}, "cpus": 1}
+        record = failed.failed_record(config, "worker killed by signal 9", error_kind="crash")
+        results.write_atomic(tmp_path / f"backend={backend}" / "result.json", record)
+    with pytest.raises(SystemExit) as exit_:
+        end_of_sweep(tmp_path)
+    assert exit_.value.code == 1
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("report")]
+    assert line.startswith(f"report not written: no finished runs under {tmp_path}: all 2 failed")
+    assert "worker killed by signal 9" in line
+    assert not (tmp_path / "report.html").exists()

@@ -78,7 +78,22 @@ class Analysis:
         return summary.METRICS[self.options.metric][2]
 
 
+def refuse_without_finished_runs(runs: pd.DataFrame, paths: list[Path]) -> None:
+    """A report compares finished runs: with none, say so in one line before anything is
+    written (it was a traceback and a half-written report_files/ from `python -m analysis`, and
+    `KeyError: 'source'` at the end of a sweep whose every run failed)."""
+    failed = runs[runs["status"] != "ok"]
+    if runs.empty or len(failed) < len(runs):
+        return
+    first = str(failed["error"].dropna().iloc[0]) if failed["error"].notna().any() else "no error"
+    raise AnalysisError(
+        f"no finished runs under {', '.join(map(str, paths))}: all {len(failed)} failed "
+        f"(first error: {first}); nothing to compare"
+    )
+
+
 def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
+    refuse_without_finished_runs(runs, options.inputs)
     if options.metric not in summary.METRICS:
         raise AnalysisError(
             f"unknown metric {options.metric!r} (choose from {', '.join(summary.METRICS)})"
