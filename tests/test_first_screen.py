@@ -20,7 +20,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from twinbench.cli import sweep_end
-from twinbench.launch import decide, decide_sweep, screen, together
+from twinbench.launch import decide, decide_sweep, rerun, screen, together
 from twinbench.machine import cpu
 from twinbench.parity import certificates
 from twinbench.paths import CONF_DIR
@@ -261,7 +261,7 @@ def test_the_command_keeps_the_users_own_keys_and_replaces_what_it_sets() -> Non
     series = {"series": "cpus=1", "seconds": 70.0}
     given = ["+experiment=compare", "model=cnn", "cpus=1,null", "repeats=12",
              "hydra.sweeper.decision.total_seconds=100"]  # fmt: skip
-    line = screen.rerun_line(series, undecided, design.__dict__, given, 2)
+    line = rerun.rerun_line(series, undecided, design.__dict__, given, 2)
     assert line is not None
     command = line.split(": python run.py ", 1)[1].split()
     assert command[:3] == ["+experiment=compare", "model=cnn", "cpus=1"]
@@ -269,7 +269,7 @@ def test_the_command_keeps_the_users_own_keys_and_replaces_what_it_sets() -> Non
     assert not any(o.startswith(("repeats=12", "cpus=1,", "hydra.")) for o in command)
     # nothing to project: no command
     flat = decide_sequence([1.3, 0.7], design, "max_seconds")
-    assert screen.rerun_line(series, flat, design.__dict__, given, 2) is None
+    assert rerun.rerun_line(series, flat, design.__dict__, given, 2) is None
 
 
 def test_a_directional_table_on_the_first_screen_fails_the_check(shown) -> None:
@@ -354,3 +354,14 @@ def test_the_live_line_is_redrawn_on_a_terminal_and_thinned_in_a_log() -> None:
         "measuring: pair 3",
         "measuring: 1 core decided",
     ]
+
+
+def test_the_live_line_holds_a_core_count_whose_pairs_all_lost_a_half() -> None:
+    """It read the latest ratio of a core count that had none (IndexError, found 2026-12-06 with
+    a deciding sweep whose jobs all failed), and the sweep ended in a traceback."""
+    failing = decide.Series("cpus=null", Design(pairing="resident"), max_pairs=40)
+    failing.add_unit(["torch", "tensorflow"], None, 0, 1.0)  # a worker pair with no whole round
+    deciding = decide.Series("cpus=1", Design(pairing="resident"), max_pairs=40)
+    deciding.add_unit(["torch", "tensorflow"], {"wall": 1.2, "cpu": 1.1}, 20, 8.0)
+    line = screen.progress_text([deciding, failing], 2, 9.0, 330.0)
+    assert "1 core 1 pair (1.200)" in line and "all (2) 1 pair (none complete)" in line

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 
 from frameworks.registry import REPORT_REFERENCE
 from twinbench import stats
+from twinbench.launch import rerun
 from twinbench.sequential import DESIGN_NAMES, Decision
 from twinbench.ui.progress import duration
 
@@ -138,8 +139,9 @@ def progress_text(
         if s.done:
             outcome = s.decision.outcome if s.decision is not None else "undecided"
             parts.append(f"{name} {'undecided' if outcome == 'undecided' else 'decided'}")
-        elif pairs:
-            parts.append(f"{name} {pairs} pair{'s' if pairs != 1 else ''} ({ratios[-1]:.3f})")
+        elif pairs:  # the latest ratio, or none where every pair so far lost a half
+            latest = f"{ratios[-1]:.3f}" if ratios else "none complete"
+            parts.append(f"{name} {pairs} pair{'s' if pairs != 1 else ''} ({latest})")
         else:
             parts.append(f"{name} waiting")
     budget = f"{duration(spent_s)}" + (f" of {duration(pool_s)}" if pool_s else "") + " spent"
@@ -149,51 +151,6 @@ def progress_text(
 
 def _fmt_ratio(value: float) -> str:
     return f"{value:.3f}"
-
-
-# Keys a rerun of one undecided core count sets itself (rerun_line): the rest of the user's
-# command line is kept as given.
-DECISION_KEY = "hydra.sweeper.decision."
-RERUN_SETS = ("cpus", "repeats", *(DECISION_KEY + k for k in ("total_seconds", "max_pairs")))
-RERUN_PAIRS_STEP = 10  # repeats rounded up to a multiple of this
-
-
-def rerun_line(
-    series: dict[str, Any],
-    decision: Decision,
-    design: dict[str, Any],
-    given: Sequence[str],
-    all_cores: int | None,
-) -> str | None:
-    """For an undecided core count whose decision projects the pairs that would decide it: the
-    command that gives one sweep of that core count alone the pairs and seconds (at this sweep's
-    seconds a pair) to reach them: the pairs (`repeats`, and the design's max_pairs where it is
-    fewer) and the seconds (the sweep's total, and no per-count cap below it), `++` so that each
-    is set whether or not the experiment sets it. `given`: the user's overrides; None where
-    nothing projects. Every core reads as its number (`cpus=2`), as the screen never says
-    `null`."""
-    seconds = series.get("seconds")
-    if decision.pairs_to_decide is None or not seconds or decision.pairs < 1:
-        return None
-    pair_s = seconds / decision.pairs
-    need = decision.pairs_to_decide
-    budget_s = math.ceil(need * pair_s / 60) * 60
-    repeats = math.ceil(need / RERUN_PAIRS_STEP) * RERUN_PAIRS_STEP
-    own = dict(t.split("=", 1) for t in series["series"].split() if "=" in t)  # cpus=1, ...
-    if all_cores and own.get("cpus") in ("null", "None", ""):
-        own["cpus"] = str(all_cores)
-    new = [*(f"{k}={v}" for k, v in own.items()), f"repeats={repeats}"]
-    if (design.get("max_pairs") or 0) < repeats:
-        new.append(f"++{DECISION_KEY}max_pairs={repeats}")
-    if design.get("max_seconds") is not None and design["max_seconds"] < budget_s:
-        new.append(f"++{DECISION_KEY}max_seconds=null")
-    new.append(f"++{DECISION_KEY}total_seconds={budget_s}")
-    sets = {*RERUN_SETS, *own, DECISION_KEY + "max_seconds"}
-    kept = [o for o in given if o.split("=", 1)[0].lstrip("+~") not in sets]
-    return (
-        f"to decide it alone (about {need} pairs at {pair_s:.0f} s, {duration(budget_s)}): "
-        f"python run.py {' '.join([*kept, *new])}"
-    )
 
 
 def verdict_lines(
@@ -240,9 +197,9 @@ def verdict_lines(
         if s.get("incomplete"):
             detail += f"; {s['incomplete']} pair(s) with a failed half left out"
         lines.append(pad + detail)
-        rerun = None if given is None else rerun_line(s, decision, d, given, all_cores)
-        if rerun is not None and decision.outcome == "undecided":
-            lines.append(pad + rerun)
+        again = None if given is None else rerun.rerun_line(s, decision, d, given, all_cores)
+        if again is not None and decision.outcome == "undecided":
+            lines.append(pad + again)
     return lines
 
 
