@@ -39,7 +39,11 @@ def whole(minimum: int, optional: bool = False) -> Check:
         if value is None and optional:
             return
         if not _is_int(value):
-            raise ConfigError(f"{key} must be a whole number, got {value!r}")
+            hint = ""
+            if optional and value == "None":  # a sweep parameter given as null reaches the job
+                # as Python's spelling of it (Hydra's sweeper writes `key=None`)
+                hint = f" (a sweep parameter given as null is written so): write {key}=null"
+            raise ConfigError(f"{key} must be a whole number, got {value!r}{hint}")
         if value < minimum:
             raise ConfigError(f"{key} must be at least {minimum}, got {value}")
 
