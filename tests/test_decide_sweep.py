@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from omegaconf import OmegaConf
 
-from twinbench.launch import decide
+from twinbench.launch import decide, screen
 from twinbench.launch.decide_sweep import labels, pair_batches, run_deciding
 from twinbench.sequential import Design
 
@@ -136,6 +136,67 @@ def test_a_failed_half_is_counted_not_divided() -> None:
     s = decide.Series("cpus=1", Design(max_pairs=3, max_seconds=None), 3)
     s.add({"torch": _record(0.01, 1.0), "tensorflow": _record(0.0, 0.0, "failed")}, 1.0)
     assert s.incomplete == 1 and s.ratios["wall"] == [] and not s.done
+
+
+def test_a_series_whose_pairs_keep_failing_stops_and_the_other_still_decides(tmp_path) -> None:
+    """A core count whose every run failed (a config refused at once) went on to its 40 pairs:
+    80 identical failure lines before the verdicts (2026-12-06). It now stops after
+    max_failed_in_a_row pairs in a row lost a half; the other core count is not held up."""
+    times = {("torch", "cpus=1"): [0.010] * 12, ("tensorflow", "cpus=1"): [0.020] * 12,
+             ("torch", "cpus=2"): [0.010] * 12, ("tensorflow", "cpus=2"): [0.010] * 12}  # fmt: skip
+
+    class Refusing(FakeLauncher):
+        def launch(self, batch: list[list[str]], initial_job_idx: int) -> list[Any]:
+            out = super().launch(batch, initial_job_idx)
+            for job, ret in zip(batch, out, strict=True):
+                if "cpus=2" in job and "backend=tensorflow" in job:
+                    slot = int(job[-1].split("=")[1])
+                    path = Path(ret.hydra_cfg.hydra.runtime.output_dir) / f"repeat-{slot}"
+                    (path / "result.json").write_text(json.dumps(_record(0, 0, "failed")))
+            return out
+
+    launcher = Refusing(tmp_path, times)
+    sweeper = SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}),
+        launcher=launcher,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None, "pairing": "sequential"},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], 12)),
+        validate_batch_is_legal=lambda _b: None,
+    )
+    run_deciding(sweeper, [])
+    body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
+    by_label = {s["series"]: s for s in body["series"]}
+    failing = by_label["cpus=2"]
+    assert failing["incomplete"] == failing["failed_in_a_row"] == Design().max_failed_in_a_row
+    assert sum("cpus=2" in job for job in launcher.launched) == 2 * Design().max_failed_in_a_row
+    assert failing["decision"] is None
+    assert by_label["cpus=1"]["decision"]["outcome"] == "a_faster"
+    text = decide.render(tmp_path)
+    assert "cpus=2: no complete pair (3 incomplete; stopped by pairs that failed in a row)" in text
+    shown = screen.verdict_lines(body, 2, given=[])  # the first screen says it too
+    assert "  all (2)  no complete pair (3 incomplete; stopped by pairs that failed in a row)" in (
+        shown
+    )
+
+
+def test_pairs_failing_in_a_row_stop_a_series_with_pairs_undecided_and_no_rerun() -> None:
+    """With complete pairs before them, the failures end the series undecided, saying so rather
+    than 'at budget', and no rerun command is offered: more pairs would fail the same way. A
+    complete pair between failures starts the count again."""
+    from twinbench.launch import rerun
+
+    s = decide.Series("cpus=1", Design(max_pairs=40, max_seconds=None), 40)
+    ok = {"torch": _record(0.010, 1.0), "tensorflow": _record(0.0101, 1.0)}
+    failed = {"torch": _record(0.010, 1.0), "tensorflow": _record(0.0, 0.0, "failed")}
+    for pair in (ok, ok, failed, failed, ok, failed, failed):
+        s.add(pair, 1.0)
+    assert not s.done and s.failed_in_a_row == 2
+    s.add(failed, 1.0)
+    assert s.done and s.decision is not None and s.decision.stopped_by == "failed_in_a_row"
+    assert "undecided stopped by pairs that failed in a row" in s.line()
+    assert rerun.rerun_line(s.as_dict(), s.decision, s.design.__dict__, [], 2) is None
 
 
 def test_the_seconds_budget_ends_a_series_undecided() -> None:

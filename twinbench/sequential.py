@@ -53,6 +53,7 @@ from twinbench.paths import CONF_DIR
 CONFIG = CONF_DIR / "decision" / "default.yaml"
 OUTCOMES = ("a_faster", "b_faster", "equivalent", "undecided")
 MEASURES = ("wall", "cpu")
+FAILED_IN_A_ROW = "failed_in_a_row"  # a series' stop: Design.max_failed_in_a_row pairs failed
 # How a pair's two halves share the machine. The fresh-process pairings measure two fresh runs
 # per pair (start-up and import included in what each run records); "resident" keeps a pair of
 # workers for `resident_blocks` blocks each and makes that worker pair the unit.
@@ -103,6 +104,9 @@ class Design:
     # `warmup_ticks` each, then both exit; the worker pair is the unit the sequence counts.
     resident_blocks: int = 20
     warmup_ticks: int = 10
+    # A series stops after this many pairs in a row with a failed or missing half: a config
+    # refused at once or a worker that dies every time would otherwise spend every pair.
+    max_failed_in_a_row: int = 3
     # An undecided verdict's "a budget of about N pairs would likely decide it"
     # (confidence.projected_pairs): this quantile of the counts over this many means drawn
     # within the observed mean's uncertainty.
@@ -137,7 +141,7 @@ class Design:
             isinstance(self.turn_ticks, int) and self.turn_ticks >= 1
         ):
             problems.append(f"turn_ticks must be a whole number >= 1, got {self.turn_ticks!r}")
-        for name in ("resident_blocks", "warmup_ticks"):
+        for name in ("resident_blocks", "warmup_ticks", "max_failed_in_a_row"):
             value = getattr(self, name)
             if isinstance(value, bool) or not (isinstance(value, int) and value >= 1):
                 problems.append(f"{name} must be a whole number >= 1, got {value!r}")
@@ -244,7 +248,7 @@ class Decision:
     """Where a sequence ended: its outcome, interval (as time ratios A/B), pairs and why."""
 
     outcome: str
-    stopped_by: str  # decided | max_pairs | max_seconds | total_seconds
+    stopped_by: str  # decided | max_pairs | max_seconds | total_seconds | failed_in_a_row
     measure: str  # the measure that decided (wall or cpu)
     pairs: int
     ratio: float  # exp(mean log ratio): the geometric mean of the pairs' ratios A/B
@@ -278,7 +282,12 @@ class Decision:
             if self.resolvable_margin is None
             else f"a margin of +-{self.resolvable_margin:.1%}"
         )
-        text = f"undecided at budget ({self.stopped_by}); these pairs resolve {resolvable}"
+        ended = (
+            "stopped by pairs that failed in a row (max_failed_in_a_row)"
+            if self.stopped_by == FAILED_IN_A_ROW
+            else f"at budget ({self.stopped_by})"
+        )
+        text = f"undecided {ended}; these pairs resolve {resolvable}"
         shown = self.shown_difference()
         if shown is not None:
             winner, at_least = shown
@@ -289,6 +298,8 @@ class Decision:
     def what_would_decide(self) -> str:
         """For an undecided sequence, the budget in pairs that would likely decide it: a
         projection from these pairs over their mean's uncertainty, not a promise."""
+        if self.stopped_by == FAILED_IN_A_ROW:
+            return "what failed comes first: each failed run's record holds its error"
         if self.pairs_to_decide is None and self.pairs < 2:
             return "too few pairs to project what would decide it"
         if self.pairs_to_decide is None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from frameworks.registry import REPORT_REFERENCE
-from twinbench.sequential import Decision, Design, decide_sequence
+from twinbench.sequential import FAILED_IN_A_ROW, Decision, Design, decide_sequence
 
 DECISIONS_FILE = "decisions.json"
 
@@ -56,6 +56,7 @@ class Series:
     b: str | None = None
     ratios: dict[str, list[float]] = field(default_factory=lambda: {"wall": [], "cpu": []})
     incomplete: int = 0  # pairs with a failed or missing half
+    failed_in_a_row: int = 0  # the latest pairs with a failed or missing half, in a row
     seconds: float = 0.0
     decision: Decision | None = None
     floor: str | None = None  # the cached noise floor, as one line (twinbench/measure/noise.py)
@@ -75,8 +76,8 @@ class Series:
         round (dropped, counted as incomplete); how long the pair took."""
         self.seconds += seconds
         if ratios is None or any(m not in ratios for m in self.ratios):
-            self.incomplete += 1
-            return self._settle()
+            return self._failed()
+        self.failed_in_a_row = 0
         self.a, self.b = names
         for m in self.ratios:
             self.ratios[m].append(ratios[m])
@@ -88,23 +89,32 @@ class Series:
         self.seconds += seconds
         names = self.ordered(records)
         if len(names) != 2:
-            self.incomplete += 1
-            return self._settle()
+            return self._failed()
         self.a, self.b = names
         values = {
             m: (pair_value(records[self.a], m), pair_value(records[self.b], m)) for m in self.ratios
         }
         if any(x is None for v in values.values() for x in v):
-            self.incomplete += 1
-            return self._settle()
+            return self._failed()
+        self.failed_in_a_row = 0
         for m, (x, y) in values.items():
             self.ratios[m].append(x / y)
         self._settle()
 
+    def _failed(self) -> None:
+        """A pair with a failed or missing half: dropped, counted, and `max_failed_in_a_row` of
+        them in a row stop the series (the runs' own lines and records say what failed)."""
+        self.incomplete += 1
+        self.failed_in_a_row += 1
+        self._settle()
+
     @property
     def out_of(self) -> str | None:
-        """The budget this series has spent (None: it may run another pair)."""
+        """The budget this series has spent, or the failures that stopped it (None: it may run
+        another pair)."""
         d = self.design
+        if self.failed_in_a_row >= d.max_failed_in_a_row:
+            return FAILED_IN_A_ROW
         if self.pool_spent:
             return "total_seconds"
         if d.max_seconds is not None and self.seconds >= d.max_seconds:
@@ -127,7 +137,10 @@ class Series:
 
     def line(self) -> str:
         if self.decision is None:
-            return f"{self.label}: no complete pair ({self.incomplete} incomplete)"
+            stopped = (
+                "; stopped by pairs that failed in a row" if self.out_of == FAILED_IN_A_ROW else ""
+            )
+            return f"{self.label}: no complete pair ({self.incomplete} incomplete{stopped})"
         text = f"{self.label}: {self.decision.line(self.a or 'A', self.b or 'B')}"
         other = "cpu" if self.design.measure == "wall" else "wall"
         beside = self.ratios[other]
@@ -160,6 +173,7 @@ class Series:
             "wall_ratios": self.ratios["wall"],
             "cpu_ratios": self.ratios["cpu"],
             "incomplete": self.incomplete,
+            "failed_in_a_row": self.failed_in_a_row,
             "seconds": self.seconds,
             "max_pairs": self.max_pairs,
             "pool_spent": self.pool_spent,
@@ -251,6 +265,7 @@ def render(sweep_dir: Path) -> str | None:
         series = Series(s["series"], design, s["max_pairs"], s["a"], s["b"])
         series.ratios = {"wall": s["wall_ratios"], "cpu": s["cpu_ratios"]}
         series.incomplete, series.seconds = s["incomplete"], s["seconds"]
+        series.failed_in_a_row = s.get("failed_in_a_row", 0)
         series.pool_spent = bool(s.get("pool_spent"))
         series.floor = s.get("noise_floor")
         series.rounds = list(s.get("rounds") or [])

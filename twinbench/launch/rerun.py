@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from twinbench.sequential import Decision
+from twinbench.sequential import FAILED_IN_A_ROW, Decision
 from twinbench.ui.progress import duration
 
 # Keys a rerun of one undecided core count sets itself (rerun_line): the rest of the user's
@@ -33,6 +33,8 @@ def rerun_line(
     nothing projects. Every core reads as its number (`cpus=2`), as the screen never says
     `null`."""
     seconds = series.get("seconds")
+    if decision.stopped_by == FAILED_IN_A_ROW:
+        return None  # more pairs would fail the same way: the failure comes first
     if decision.pairs_to_decide is None or not seconds or decision.pairs < 1:
         return None
     pair_s = seconds / decision.pairs

@@ -178,7 +178,9 @@ def verdict_lines(
     for s, label in zip(series, labels, strict=True):
         head = f"  {label:<{width}}  "
         if s.get("decision") is None:
-            lines.append(f"{head}no complete pair ({s.get('incomplete', 0)} incomplete)")
+            failed = s.get("failed_in_a_row", 0) >= d.get("max_failed_in_a_row", math.inf)
+            stopped = "; stopped by pairs that failed in a row" if failed else ""
+            lines.append(f"{head}no complete pair ({s.get('incomplete', 0)} incomplete{stopped})")
             continue
         decision = Decision(**s["decision"])
         sa, sb = s.get("a") or a, s.get("b") or b
