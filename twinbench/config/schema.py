@@ -42,7 +42,7 @@ def whole(minimum: int, optional: bool = False) -> Check:
             hint = ""
             if optional and value == "None":  # a sweep parameter given as null reaches the job
                 # as Python's spelling of it (Hydra's sweeper writes `key=None`)
-                hint = f" (a sweep parameter given as null is written so): write {key}=null"
+                hint = f", how a sweep parameter given as null reaches a job: write {key}=null"
             raise ConfigError(f"{key} must be a whole number, got {value!r}{hint}")
         if value < minimum:
             raise ConfigError(f"{key} must be at least {minimum}, got {value}")
