@@ -225,7 +225,14 @@ CONFIG_ONLY = [
     (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
     (["-m", "time_limit_s=5,60"], "would share one run directory"),
     (["seed=[0"], "no viable alternative at input"),
-]
+    # A deciding sweep's design: the sweeper read it only once the sweep ran (a traceback)
+    (["-m", "+experiment=compare", "hydra.sweeper.decision.pairing=bogus"],
+     "hydra.sweeper.decision: pairing must be one of turns, sequential, resident, got 'bogus'"),
+    (["+hydra.sweeper.decision.bogus=1"], "unknown key 'hydra.sweeper.decision.bogus'; valid"),
+    (["++hydra.sweeper.decision.margin=abc"], "decision.margin must be a number, got 'abc'"),
+    (["++hydra.sweeper.decision.max_failed_in_a_row=0"],
+     "max_failed_in_a_row must be a whole number >= 1, got 0"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -236,6 +243,30 @@ def test_bad_config_is_one_line_and_exit_2_before_anything_runs(args, message, c
 
     with pytest.raises(SystemExit) as stop:
         cli.check_overrides(args)
+    assert stop.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("twinbench: error: ") and message in line, line
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["hydra.nosuch=1"], "Could not override 'hydra.nosuch'. To append to your config use"),
+        (["hydra/launcher=nosuch"], "Could not find 'hydra/launcher/nosuch'; choose one of "
+         "'hydra/launcher': basic, submitit_local, submitit_slurm"),
+    ],
+)  # fmt: skip
+def test_hydras_own_refusals_are_one_line_and_exit_2(args, message, capsys, monkeypatch, tmp_path):
+    """Overrides Hydra itself refuses, after twinbench's checks: a key of its own config
+    without `+` was a traceback, and a missing option of one of its groups (an IOError) was
+    reported as a failed write, over eight lines ending 'finished runs are kept'."""
+    from twinbench.cli import run
+    from twinbench.launch import lifeline
+
+    monkeypatch.setattr(lifeline, "stop_on_signals", lambda: None)  # the test process's own
+    monkeypatch.setattr(sys, "argv", ["run.py", *args, f"hydra.run.dir={tmp_path}"])
+    with pytest.raises(SystemExit) as stop:
+        run.main_from_command_line()
     assert stop.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("twinbench: error: ") and message in line, line

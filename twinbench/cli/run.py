@@ -14,6 +14,7 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import ConfigCompositionException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
@@ -67,6 +68,8 @@ def main_from_command_line() -> None:
         main()
     except lifeline.Interrupted as exc:
         sys.exit(lifeline.report_interrupted(exc))
+    except ConfigCompositionException as exc:  # before OSError: a missing option is an IOError
+        cli.fail(cli.describe_hydra_error(exc))
     except OSError as exc:  # disk full, read-only or vanished output directory
         cli.fail(cli.describe_os_error(exc), code=1)
     except Exception as exc:  # a Slurm job killed outright: one line, not submitit's traceback

@@ -28,6 +28,7 @@ OVERLAYS = ("experiment",)
 # Groups whose option is checked by name here but whose node may be written out on the command
 # line too (stack.name=... stack.pins=[keras==3.12.0]: a stack without a file, twinbench/stacks/).
 NAMED = ("stack",)
+DECISION_KEY = "hydra.sweeper.decision."  # a deciding sweep's design (conf/decision/)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -133,6 +134,19 @@ def describe_os_error(exc: OSError) -> str:
     return f"cannot write{where}: {exc.strerror or exc}; {hint}"
 
 
+def describe_hydra_error(exc: Exception) -> str:
+    """Hydra's refusal of an override it cannot apply (a key not in the config without `+`, a
+    missing option of one of its own groups such as hydra/launcher) in one line: its message
+    without the config search path, and the options, where it lists them, on the same line."""
+    text = str(exc).split("\nConfig search path:")[0]
+    head, _, options = text.partition("\n\nAvailable options in ")
+    line = " ".join(head.split())
+    if options:
+        group, _, names = options.partition(":")
+        line += f"; choose one of {group.strip()}: {', '.join(names.split())}"
+    return line
+
+
 def _parse(args: list[str]) -> list:
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
@@ -205,11 +219,14 @@ def validate_overrides(args: list[str]) -> None:
     output_dir = "hydra.sweep.dir" if {"-m", "--multirun"} & set(args) else "hydra.run.dir"
     output_value = hydra_conf["sweep" if output_dir == "hydra.sweep.dir" else "run"]["dir"]
     job_overrides = []
+    decision: dict[str, Any] = {}
     for o in parsed:
         key = o.key_or_group.lstrip("+~")
         if key.startswith("hydra"):
             if key == output_dir and not o.is_sweep_override() and not o.is_delete():
                 output_value = str(o.value())
+            if key.startswith(DECISION_KEY) and not o.is_sweep_override() and not o.is_delete():
+                decision[key.removeprefix(DECISION_KEY)] = o.value()
             continue
         if key == "pricing":  # conf/pricing/ holds the report's tables, not a run's setting
             raise ConfigError(
@@ -222,6 +239,7 @@ def validate_overrides(args: list[str]) -> None:
         job_overrides.append(o)
 
     check_output_dir(output_dir, output_value)
+    check_decision(decision)
     excluded = set(hydra_conf["job"]["config"]["override_dirname"]["exclude_keys"])
     bases: dict[tuple[str, ...], dict[str, Any]] = {}
     dirs: dict[str, list[str]] = {}
@@ -255,6 +273,29 @@ def validate_overrides(args: list[str]) -> None:
     from twinbench.stacks.prepare import prepare_all
 
     prepare_all(configs)
+
+
+def check_decision(overrides: dict[str, Any]) -> None:
+    """A deciding sweep's design keys (`hydra.sweeper.decision.<key>`) on top of
+    conf/decision/default.yaml, checked before any job: the sweeper reads them only once the
+    sweep has started, where a bad one ended in a traceback."""
+    if not overrides:
+        return
+    from twinbench.sequential import Design, load_design
+
+    fields = Design.__dataclass_fields__
+    for key, value in overrides.items():
+        if key not in fields:
+            raise ConfigError(f"unknown key '{DECISION_KEY}{key}'; valid keys: {', '.join(fields)}")
+        kind = str(fields[key].type)  # "float", "int | None", "str", ...
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if ("float" in kind or "int" in kind) and not number and value is not None:
+            raise ConfigError(f"{DECISION_KEY}{key} must be a number, got {value!r}")
+    try:
+        load_design(**overrides)
+    except ValueError as exc:
+        problem = str(exc).removeprefix("decision design: ")
+        raise ConfigError(f"{DECISION_KEY.rstrip('.')}: {problem}") from None
 
 
 def check_overrides(args: list[str]) -> None:
