@@ -308,6 +308,36 @@ def test_a_campaign_whose_worker_pairs_all_fail_stops_in_one_line_and_counts_not
     assert not out.exists()  # nothing counted
 
 
+def test_a_campaign_whose_summary_cannot_be_written_is_refused_before_its_first_sequence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The summary is written after each sequence: an --out under a file, or a folder, failed
+    only once the first sequence had been measured (a traceback, minutes in)."""
+    import argparse
+
+    from twinbench.cli import calibrate
+
+    parser = argparse.ArgumentParser()
+    aa_campaign.add_arguments(parser)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    measured: list[int] = []
+    monkeypatch.setattr(aa_campaign, "check_run_options", lambda _: None)
+    monkeypatch.setattr(calibrate, "resident_unit", lambda *a: measured.append(1))
+    for out, said in ((blocker / "aa.json", "is a file, not a directory"),
+                      (tmp_path, "is a directory; name the campaign's JSON file")):  # fmt: skip
+        with pytest.raises(SystemExit) as exit_:
+            aa_campaign.run(parser.parse_args(["--out", str(out), "--sequences", "1"]))
+        assert exit_.value.code == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert said in line, line
+    assert measured == []
+    deeper = tmp_path / "new" / "folder" / "aa.json"  # a folder yet to be made is fine
+    with pytest.raises(SystemExit):  # (stopped by the failing units, after the check)
+        aa_campaign.run(parser.parse_args(["--out", str(deeper), "--sequences", "1"]))
+    assert measured and deeper.parent.is_dir()
+
+
 def test_calibrate_keeps_a_over_b_whichever_half_started_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

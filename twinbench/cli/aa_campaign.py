@@ -29,7 +29,8 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from twinbench.cli import calibrate
-from twinbench.config.checks import check_run_options, fail
+from twinbench.config.checks import check_run_options, check_writable_dir, fail
+from twinbench.config.spec import ConfigError
 from twinbench.launch.decide import Series
 from twinbench.launch.resident import Unit
 from twinbench.sequential import Design, load_design
@@ -121,6 +122,13 @@ def run(args: argparse.Namespace) -> int:
     if args.pairing not in ("resident", "turns"):
         fail(f"--pairing {args.pairing}: the campaign runs resident or turns units")
     check_run_options([[*calibrate.run_overrides(args), f"hydra.run.dir={tempfile.gettempdir()}"]])
+    if args.out.is_dir():
+        fail(f"--out {args.out} is a directory; name the campaign's JSON file")
+    try:  # before the first sequence: the summary is written after each one
+        check_writable_dir(f"--out {args.out}", args.out.parent, "choose another --out")
+    except ConfigError as exc:
+        fail(str(exc))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     design = dataclasses.replace(
         load_design(pairing=args.pairing), max_seconds=args.budget_s, total_seconds=None
     )
