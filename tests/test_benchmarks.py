@@ -408,11 +408,14 @@ def test_the_tables_cap_steps_for_every_model_or_one_and_refuse_what_is_not_a_ca
             rounds.step_caps(bad, outside.MODELS)
 
 
-def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys):
+def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsys, tmp_path):
     from benchmarks import overhead
 
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
     for main in (outside.main, overhead.main):
-        for bad in (["--epochs", "1"], ["--budget-minutes", "0"], ["--pairs", "0"]):
+        for bad in (["--epochs", "1"], ["--budget-minutes", "0"], ["--pairs", "0"],
+                    ["--out", str(blocker / "t.json")], ["--out", str(tmp_path)]):  # fmt: skip
             with pytest.raises(SystemExit) as e:
                 main(bad)
             assert e.value.code == 2
@@ -420,6 +423,9 @@ def test_outside_and_overhead_share_the_command_line_and_refuse_bad_values(capsy
     assert (
         "--budget-minutes must be a positive number" in err and "--epochs must be at least 2" in err
     )
+    # a table writes its --out after every round: one it cannot write is refused up front
+    assert f"--out's folder {blocker} is a file, not a directory" in err
+    assert f"--out {tmp_path} is a directory" in err
 
 
 def measured_row(model: str, ratios: list[float], steps: int = 30) -> dict:

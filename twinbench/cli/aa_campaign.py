@@ -125,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         fail(f"--out {args.out} is a directory; name the campaign's JSON file")
     try:  # before the first sequence: the summary is written after each one
-        check_writable_dir(f"--out {args.out}", args.out.parent, "choose another --out")
+        check_writable_dir(
+            f"--out's folder {args.out.parent}", args.out.parent, "choose another --out"
+        )
     except ConfigError as exc:
         fail(str(exc))
     args.out.parent.mkdir(parents=True, exist_ok=True)
