@@ -7,6 +7,7 @@ the verdict lines and decisions.json are checked in well under a second.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -298,3 +299,45 @@ def test_pairs_that_take_turns_go_through_run_in_turns_not_the_launcher(
     # every verdict names its design and what it leaves out (issue 40)
     assert body["described"]["name"] == "fresh-process pairs in turns"
     assert "record holds its start-up" in body["series"][0]["design"]["leaves_out"]
+
+
+def test_a_pair_waits_for_the_machine_before_its_seconds_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second sweep beside a first waited for the measurement lock inside its pair's clock:
+    the wait was spent from its seconds, so a sweep started behind another ran out of budget
+    before it measured (2026-12-06). The sweep now takes the lock before the clock starts."""
+    import multiprocessing
+    import threading
+
+    from twinbench.launch import decide_sweep, machine_lock
+
+    from .test_machine_lock import _start_holder
+
+    key = str(tmp_path / "lock")
+    held_s = 1.5
+    holder, release = _start_holder(multiprocessing.get_context("spawn"), key)
+    threading.Timer(held_s, release.set).start()
+    jobs = pair_batches(_jobs(["cpus=1"], 2))
+
+    def pair_in_turns(*_: Any) -> dict[str, Any]:
+        with machine_lock.measurement_lock(key):  # as together.run_halves takes it
+            return {"torch": _record(0.010, 1.0), "tensorflow": _record(0.020, 2.0)}
+
+    monkeypatch.setattr(decide_sweep, "run_in_turns", pair_in_turns)
+    sweeper = SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}},
+                                 "measure": {"lock_file": key}, "allow_parallel": False}),
+        launcher=None,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None, "pairing": "turns"},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: jobs,
+        validate_batch_is_legal=lambda _b: None,
+    )  # fmt: skip
+    started = time.monotonic()
+    run_deciding(sweeper, [])
+    assert time.monotonic() - started >= held_s  # it did wait for the holder
+    holder.join(30)
+    (series,) = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
+    assert series["seconds"] < held_s / 2  # and none of the wait is the pairs'

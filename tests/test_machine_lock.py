@@ -91,3 +91,21 @@ def test_waiting_is_announced_once(tmp_path):
         pass
     holder.join(30)
     assert len(calls) == 1
+
+
+def test_a_run_that_waits_for_the_lock_says_so_on_its_own(tmp_path, capfd):
+    """Every caller (a run's repeats, a pair in turns, the speed tables) takes the lock without
+    naming an announcer: a second sweep waited silently behind its progress line."""
+    import threading
+
+    ctx = multiprocessing.get_context("spawn")
+    key = str(tmp_path / "lock")
+    holder, release = _start_holder(ctx, key)
+    threading.Timer(0.5, release.set).start()
+    with measurement_lock(key):
+        pass
+    holder.join(30)
+    assert capfd.readouterr().err.count("twinbench: waiting: another run is measuring") == 1
+    with measurement_lock(key):  # nobody holds it: nothing said
+        pass
+    assert capfd.readouterr().err == ""

@@ -308,6 +308,32 @@ def test_a_campaign_whose_worker_pairs_all_fail_stops_in_one_line_and_counts_not
     assert not out.exists()  # nothing counted
 
 
+def test_an_a_a_units_seconds_start_once_the_machine_is_its_own(tmp_path: Path) -> None:
+    """A campaign beside another measurement waited for the lock inside its units' seconds, and
+    a sequence cut short by its budget counts as one more that decided nothing falsely."""
+    import multiprocessing
+    import threading
+    import time
+
+    from twinbench.launch import machine_lock
+
+    from .test_machine_lock import _start_holder
+
+    key = str(tmp_path / "lock")
+    holder, release = _start_holder(multiprocessing.get_context("spawn"), key)
+    threading.Timer(1.5, release.set).start()
+
+    def unit(_i: int) -> Unit:
+        with machine_lock.measurement_lock(key):  # as each worker pair takes it
+            return Unit({"wall": 1.0, "cpu": 1.0}, 4)
+
+    design = dataclasses.replace(DESIGN, max_pairs=2, max_seconds=None)
+    started = time.monotonic()
+    series, _ = aa_campaign.one_sequence(unit, design, lock=key)
+    assert time.monotonic() - started >= 1.5 and series.seconds < 0.75
+    holder.join(30)
+
+
 def test_a_campaign_whose_summary_cannot_be_written_is_refused_before_its_first_sequence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:

@@ -31,6 +31,7 @@ from scipy import stats as scipy_stats
 from twinbench.cli import calibrate
 from twinbench.config.checks import check_run_options, check_writable_dir, fail
 from twinbench.config.spec import ConfigError
+from twinbench.launch import machine_lock, together
 from twinbench.launch.decide import Series
 from twinbench.launch.resident import Unit
 from twinbench.sequential import Design, load_design
@@ -67,15 +68,20 @@ def one_sequence(
     next_unit: Callable[[int], Unit | None],
     design: Design,
     now: Callable[[], float] = time.monotonic,
+    lock: str | None = None,
 ) -> tuple[Series, list[int]]:
     """Units from `next_unit(i)` (None: a pair with no unit) into one series until it is
-    done."""
+    done. Each unit takes the measurement `lock` before its seconds start, as a deciding
+    sweep's pair does: a wait for another run is not spent from the sequence's budget (an A/A
+    sequence cut short by waiting would count as one more that did not decide falsely)."""
     series = Series("A/A", design, design.max_pairs)
     while not series.done:
-        start = now()
-        unit = next_unit(len(series.ratios["wall"]) + series.incomplete)
+        with machine_lock.measurement_lock(lock), machine_lock.held_for(lock):
+            start = now()
+            unit = next_unit(len(series.ratios["wall"]) + series.incomplete)
+            seconds = now() - start
         ratios = None if unit is None else unit.ratios
-        series.add_unit(["A", "B"], ratios, 0 if unit is None else unit.rounds, now() - start)
+        series.add_unit(["A", "B"], ratios, 0 if unit is None else unit.rounds, seconds)
     return series, series.rounds
 
 
@@ -141,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     done = resumed(args.out, design, about) if args.resume else []
+    lock = together.lock_key(calibrate.composed(args))
     if done:
         print(f"  resuming: {len(done)} sequence(s) already in {args.out}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
                 ratios = {m: a[m] / b[m] for m in ("wall", "cpu") if a.get(m) and b.get(m)}
                 return Unit(ratios, 0)
 
-            series, _ = one_sequence(next_unit, design)
+            series, _ = one_sequence(next_unit, design, lock=lock)
             if not series.ratios["wall"]:
                 # Every worker pair failed: not an A/A sequence at all, and counting it would
                 # dilute the false-decision rate; whatever broke them breaks the next one too.

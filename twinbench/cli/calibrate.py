@@ -112,8 +112,8 @@ def _figures(record: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def _jobs(args: argparse.Namespace, folder: Path, i: int) -> list[tuple[dict[str, Any], Path]]:
-    """Pair i's two jobs (the same composed config), as (A, B)."""
+def composed(args: argparse.Namespace) -> dict[str, Any]:
+    """The run config both halves of every pair share (conf/ with the run's overrides)."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
@@ -121,8 +121,13 @@ def _jobs(args: argparse.Namespace, folder: Path, i: int) -> list[tuple[dict[str
 
     with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=run_overrides(args))
-    body = OmegaConf.to_container(cfg, resolve=True)
-    return [(body, folder / f"pair-{i}-{half}") for half in ("a", "b")]  # type: ignore[misc]
+    return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+
+
+def _jobs(args: argparse.Namespace, folder: Path, i: int) -> list[tuple[dict[str, Any], Path]]:
+    """Pair i's two jobs (the same composed config), as (A, B)."""
+    body = composed(args)
+    return [(body, folder / f"pair-{i}-{half}") for half in ("a", "b")]
 
 
 def pair_in_turns(args: argparse.Namespace, folder: Path, design: Design, i: int):

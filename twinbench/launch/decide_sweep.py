@@ -16,7 +16,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from twinbench.launch import resident, screen
+from twinbench.launch import machine_lock, resident, screen
 from twinbench.launch.decide import Series, Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
@@ -159,20 +159,25 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
             sweeper.validate_batch_is_legal(batch)
             if live is not None:
                 live.show(_progress(tracker, all_cores, key))
-            start = time.monotonic()
-            if design.pairing == "resident" and len(batch) == 2:
-                pair, unit = run_resident(sweeper, batch, index, design)
-                returns.append(list(pair.values()))
-            elif design.pairing == "turns" and len(batch) == 2:
-                pair = run_in_turns(sweeper, batch, index, design)
-                returns.append(list(pair.values()))
-            else:
-                finished = launcher.launch(batch, initial_job_idx=index)
-                returns.append(finished)
-                pair = dict(filter(None, (_record(r) for r in finished)))
-                if shown:  # each launch sets Hydra's logging up again
-                    progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
-            seconds = time.monotonic() - start
+            together = design.pairing in ("resident", "turns") and len(batch) == 2
+            # A pair in this process takes the machine before its clock starts: another sweep's
+            # pair held it, and the wait was spent from this sweep's seconds (2026-12-06).
+            lock = pair_lock(sweeper) if together else None
+            with machine_lock.measurement_lock(lock), machine_lock.held_for(lock):
+                start = time.monotonic()
+                if design.pairing == "resident" and together:
+                    pair, unit = run_resident(sweeper, batch, index, design)
+                    returns.append(list(pair.values()))
+                elif together:
+                    pair = run_in_turns(sweeper, batch, index, design)
+                    returns.append(list(pair.values()))
+                else:
+                    finished = launcher.launch(batch, initial_job_idx=index)
+                    returns.append(finished)
+                    pair = dict(filter(None, (_record(r) for r in finished)))
+                    if shown:  # each launch sets Hydra's logging up again
+                        progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
+                seconds = time.monotonic() - start
             index += len(batch)
             if design.pairing == "resident" and len(batch) == 2:
                 tracker.add_unit(key, *unit, seconds)
@@ -201,6 +206,18 @@ def _progress(tracker: Tracker, all_cores: int | None, running: Key | None = Non
         n = len(s.ratios[s.design.measure]) + s.incomplete + 1
         doing = f"pair {n} of {screen.cores_label(s.label, all_cores)}"
     return screen.progress_text(series, all_cores, spent, tracker.design.total_seconds, doing)
+
+
+def pair_lock(sweeper: Any) -> str | None:
+    """The measurement lock the sweep's pairs take (together.lock_key of its config), held by
+    the sweep around each pair whose halves run in this process. Pairs a launcher runs
+    elsewhere (sequential) take it in their own processes, which a lock held here would block."""
+    from twinbench.launch import together
+
+    cfg = sweeper.config  # OmegaConf.select resolves the default's ${oc.env:TMPDIR,/tmp}
+    lock_file = OmegaConf.select(cfg, "measure.lock_file")
+    config = {"allow_parallel": OmegaConf.select(cfg, "allow_parallel"), "measure": {}}
+    return together.lock_key({**config, "measure": {"lock_file": lock_file}})
 
 
 def compose_pair(sweeper: Any, batch: list[list[str]], index: int) -> list[tuple[Any, Path]]:

@@ -19,11 +19,16 @@ import contextvars
 import errno
 import hashlib
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterator
 
 NAMESPACE = "twinbench-measure"
 POLL_S = 0.2  # how often a waiting run tries again; the holder's exit frees the name at once
+WAITING = (
+    "twinbench: waiting: another run is measuring on this machine (it holds the measurement "
+    "lock, measure.lock_file); this one starts when it ends"
+)
 
 
 def lock_address(key: str) -> str:
@@ -32,10 +37,18 @@ def lock_address(key: str) -> str:
     return f"\0{NAMESPACE}:{digest}"
 
 
+def announce_waiting() -> None:
+    """Say once that this run waits for the lock: a second sweep started beside a first one sat
+    silent behind its progress line until the first ended (found 2026-12-06)."""
+    print(WAITING, file=sys.stderr, flush=True)
+
+
 @contextlib.contextmanager
-def measurement_lock(key: str | None, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+def measurement_lock(
+    key: str | None, on_wait: Callable[[], None] | None = announce_waiting
+) -> Iterator[None]:
     """Hold this machine's measurement lock named by `key` (None: no lock) while the block runs;
-    `on_wait` is called once if another run holds it first."""
+    `on_wait` is called once if another run holds it first (by default a line on stderr)."""
     if key is None or key in _held.get():
         yield
         return
