@@ -341,3 +341,72 @@ def test_a_pair_waits_for_the_machine_before_its_seconds_start(
     holder.join(30)
     (series,) = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
     assert series["seconds"] < held_s / 2  # and none of the wait is the pairs'
+
+
+def _sweeper(root: Path, launcher: Any, times_rounds: int, **decision: Any) -> SimpleNamespace:
+    return SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
+        launcher=launcher,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None, "pairing": "sequential", **decision},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], times_rounds)),
+        validate_batch_is_legal=lambda _b: None,
+    )
+
+
+def test_a_resumed_sweep_goes_on_from_the_pairs_it_had_counted(tmp_path, capsys) -> None:
+    """Re-running an interrupted deciding sweep in its folder measured every pair again, and
+    with resident pairs each finished pair came back as a failed one (its blocks live only in
+    the sweep): the series restarted from nothing. It now restores decisions.json's pairs and
+    measures from the next slot on."""
+    from twinbench.launch import lifeline
+
+    wobble = [1.0, 1.1, 0.92, 1.07, 0.95, 1.09, 0.9, 1.02, 0.97, 1.1, 0.91, 1.05]
+    times = {(b, c): [0.010 * w for w in wobble] if b == "torch" else [0.010] * 12
+             for b in ("torch", "tensorflow") for c in ("cpus=1", "cpus=2")}  # fmt: skip
+
+    class Stopped(FakeLauncher):  # Ctrl-C after the sixth pair
+        def launch(self, batch: list[list[str]], initial_job_idx: int) -> list[Any]:
+            if len(self.launched) == 12:
+                raise lifeline.Interrupted(2)
+            return super().launch(batch, initial_job_idx)
+
+    with pytest.raises(lifeline.Interrupted):
+        run_deciding(_sweeper(tmp_path, Stopped(tmp_path, times), 12), [])
+    before = {
+        s["series"]: s for s in json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
+    }
+    assert [len(s["wall_ratios"]) for s in before.values()] == [3, 3]
+    again = FakeLauncher(tmp_path, times)
+    run_deciding(_sweeper(tmp_path, again, 12), [])
+    assert "decide: resumed from" in capsys.readouterr().out
+    slots = sorted({int(job[-1].split("=")[1]) for job in again.launched})
+    assert slots[0] == 3  # the first three rounds were not measured again
+    after = {
+        s["series"]: s for s in json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
+    }
+    for label, s in after.items():
+        assert s["wall_ratios"][:3] == before[label]["wall_ratios"]
+        assert len(s["wall_ratios"]) + s["incomplete"] == 12
+    # Another design's pairs are not mixed in: one line, exit 2, nothing measured.
+    other = FakeLauncher(tmp_path, times)
+    with pytest.raises(SystemExit) as exit_:
+        run_deciding(_sweeper(tmp_path, other, 12, margin=0.1), [])
+    assert exit_.value.code == 2 and other.launched == []
+    assert (
+        "holds the pairs of another decision design (differs in margin)" in capsys.readouterr().err
+    )
+
+
+def test_a_pair_measured_together_never_reuses_a_half(tmp_path, monkeypatch) -> None:
+    """A half found finished on its own (a run stopped before its pair was counted) cannot share
+    its seconds with a partner measured now: both halves of a pair in turns are measured."""
+    from twinbench.launch import decide_sweep, together
+
+    seen: list[list[tuple[dict, Path]]] = []
+    monkeypatch.setattr(decide_sweep, "compose_pair", lambda _s, batch, _i: [
+        ({"backend": {"name": j[0].split("=")[1]}}, tmp_path / j[0]) for j in batch])  # fmt: skip
+    monkeypatch.setattr(together, "run_together", lambda jobs, *_: seen.append(jobs) or [[], []])
+    decide_sweep.run_in_turns(None, [["backend=torch"], ["backend=tensorflow"]], 0, Design())
+    assert [body["force"] for body, _ in seen[0]] == [True, True]

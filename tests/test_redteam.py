@@ -113,6 +113,9 @@ def test_a_stopped_parent_leaves_no_worker_and_loses_nothing_finished(
     if signum != signal.SIGKILL:
         (line,) = [ln for ln in output.splitlines() if "twinbench:" in ln]
         assert line.startswith(f"twinbench: interrupted by {signal.Signals(signum).name}")
+        # a default sweep folder is named by its start time: "the same command" alone would
+        # start a new sweep, so the line names the folder that resumes this one
+        assert line.endswith(f"(re-run the same command with hydra.sweep.dir={sweep} to resume)")
         assert "Traceback" not in output and "KeyboardInterrupt" not in output
     assert (done_dir / "result.json").read_text() == finished  # nothing finished is lost
     (stopped_dir,) = [p for p in sweep.iterdir() if "seed=1" in p.name]

@@ -50,8 +50,11 @@ class InterleavedSweeper(BasicSweeper):
         return list(BasicSweeper.split_overrides_to_chunks(ordered, max_batch_size)) or [[]]
 
     def sweep(self, arguments: list[str]) -> Any:
+        from twinbench.launch import lifeline
         from twinbench.launch.interleave import splits_repeats
 
+        assert self.config is not None
+        lifeline.sweep_dir = str(self.config.hydra.sweep.dir)  # said if the sweep is stopped
         if not (self.decide and splits_repeats(self.config)):
             return super().sweep(arguments)
         from twinbench.launch.decide_sweep import run_deciding

@@ -24,6 +24,10 @@ from frameworks.registry import REPORT_REFERENCE
 from twinbench.sequential import FAILED_IN_A_ROW, Decision, Design, decide_sequence
 
 DECISIONS_FILE = "decisions.json"
+# Keys a resumed sweep may change (twinbench/launch/decide.py Tracker.resume): its budgets. A
+# confidence sequence holds at whatever pair it is read, so more or fewer pairs keep it valid;
+# any other key changes what a pair measures or how it is judged.
+BUDGET_KEYS = ("max_pairs", "max_seconds", "total_seconds")
 
 
 def training_cpu_s(record: dict[str, Any]) -> float | None:
@@ -181,6 +185,17 @@ class Series:
             "decision": None if self.decision is None else self.decision.as_dict(),
         }
 
+    def restore(self, saved: dict[str, Any]) -> None:
+        """Go on from this series' entry in an earlier decisions.json (a resumed sweep): its
+        pairs and seconds, judged again under this sweep's budgets. Failures in a row start
+        again from zero: whatever failed may have been fixed before the re-run."""
+        self.a, self.b = saved.get("a"), saved.get("b")
+        self.ratios = {"wall": list(saved["wall_ratios"]), "cpu": list(saved["cpu_ratios"])}
+        self.incomplete, self.seconds = int(saved["incomplete"]), float(saved["seconds"])
+        self.rounds = list(saved.get("rounds") or [])
+        self.failed_in_a_row, self.decision, self.pool_spent = 0, None, False
+        self._settle()
+
 
 class Tracker:
     """Every series of a deciding sweep, keyed by what its pairs share."""
@@ -235,6 +250,36 @@ class Tracker:
 
     def done(self, key: tuple[str, ...]) -> bool:
         return self.series[key].done
+
+    def resume(self, sweep_dir: Path) -> dict[tuple[str, ...], int]:
+        """Each open series' pairs from the decisions.json an interrupted run of this sweep
+        left (none: {}), restored; returns how many pairs per series the sweep must skip. A
+        file made under another design is refused (ValueError): its pairs measured something
+        else, and their run folders would be mixed with this design's."""
+        path = Path(sweep_dir) / DECISIONS_FILE
+        if not path.is_file():
+            return {}
+        body = json.loads(path.read_text())
+        ours = json.loads(json.dumps(self.design.__dict__))
+        differ = sorted(
+            k
+            for k in {*ours, *body.get("design", {})} - set(BUDGET_KEYS)
+            if body.get("design", {}).get(k) != ours.get(k)
+        )
+        if differ:
+            raise ValueError(
+                f"{path} holds the pairs of another decision design (differs in "
+                f"{', '.join(differ)}): resume with the same design, or choose another "
+                "hydra.sweep.dir"
+            )
+        saved = {s["series"]: s for s in body.get("series", [])}
+        skip = {}
+        for key, series in self.series.items():
+            if series.label in saved:
+                series.restore(saved[series.label])
+                skip[key] = len(series.ratios[self.design.measure]) + series.incomplete
+        self._share_seconds()
+        return skip
 
     def write(self, sweep_dir: Path) -> Path:
         path = Path(sweep_dir) / DECISIONS_FILE

@@ -16,8 +16,9 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from twinbench.config.checks import fail
 from twinbench.launch import machine_lock, resident, screen
-from twinbench.launch.decide import Series, Tracker
+from twinbench.launch.decide import DECISIONS_FILE, Series, Tracker
 from twinbench.launch.interleave import SLOT_KEY, pair_group
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import cpu, environment
@@ -148,12 +149,17 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
             print(f"decide: {name}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
     print(screen.design_line(design.__dict__, most), flush=True)
+    skip = resume(tracker, sweep_dir, all_cores)
     returns, index, done_before = [], 0, 0
     try:
         for batch in batches:
             if not batch:
                 continue
             key = _split(batch[0])[0]
+            if skip.get(key, 0) > 0:  # counted in an interrupted run of this sweep
+                skip[key] -= 1
+                index += len(batch)
+                continue
             if tracker.done(key):
                 continue
             sweeper.validate_batch_is_legal(batch)
@@ -208,6 +214,25 @@ def _progress(tracker: Tracker, all_cores: int | None, running: Key | None = Non
     return screen.progress_text(series, all_cores, spent, tracker.design.total_seconds, doing)
 
 
+def resume(tracker: Tracker, sweep_dir: Path, all_cores: int | None) -> dict[Key, int]:
+    """The pairs an interrupted run of this sweep counted (its decisions.json), restored into
+    `tracker` and said in one line; returns how many pairs per series to skip. Pairs are the
+    unit resumed, not runs: a resident worker pair's blocks live only in its sweep, so a half
+    found finished on its own could not make a unit again (each came back as a failed pair)."""
+    try:
+        skip = tracker.resume(sweep_dir)
+    except ValueError as exc:
+        fail(str(exc))
+    counted = [
+        f"{screen.cores_label(tracker.series[key].label, all_cores)} {n} pair{'s' * (n != 1)}"
+        for key, n in skip.items()
+        if n
+    ]
+    if counted:
+        print(f"decide: resumed from {sweep_dir / DECISIONS_FILE}: {', '.join(counted)}")
+    return skip
+
+
 def pair_lock(sweeper: Any) -> str | None:
     """The measurement lock the sweep's pairs take (together.lock_key of its config), held by
     the sweep around each pair whose halves run in this process. Pairs a launcher runs
@@ -242,9 +267,17 @@ def run_in_turns(
     on the console with verbose=true, off it on the first screen (twinbench/launch/screen.py)."""
     from twinbench.launch import together
 
-    jobs = compose_pair(sweeper, batch, index)
+    jobs = measured_afresh(compose_pair(sweeper, batch, index))
     halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
     return _summarised(jobs, halves)
+
+
+def measured_afresh(jobs: list[tuple[Any, Path]]) -> list[tuple[Any, Path]]:
+    """A pair's two jobs with `force`: the halves of a pair share its seconds, so a half found
+    finished (by a run interrupted before the pair was counted) is measured again beside its
+    partner, the earlier record kept as result.previous-N.json; a resumed sweep skips the pairs
+    it had counted (resume)."""
+    return [({**body, "force": True}, folder) for body, folder in jobs]
 
 
 def _summarised(
@@ -274,7 +307,7 @@ def run_resident(
 ) -> tuple[dict[str, dict[str, Any]], UnitFields]:
     """One resident worker pair (twinbench/launch/resident.py): the records by backend, and the
     unit for the tracker as (names A/B, ratios A/B per measure or None, rounds)."""
-    jobs = compose_pair(sweeper, batch, index)
+    jobs = measured_afresh(compose_pair(sweeper, batch, index))
     measured = resident.run_pair(jobs, design)
     pair = _summarised([(resident.size_job(b, design), d) for b, d in jobs], measured.records)
     names = [str(body["backend"]["name"]) for body, _ in jobs]

@@ -45,11 +45,19 @@ def stop_on_signals() -> None:
         signal.signal(signum, handler)
 
 
+# The folder a sweep writes to, once it has started (hydra_plugins' sweeper sets it): its
+# default name holds the start time, so "the same command" alone would start a new sweep.
+sweep_dir: str | None = None
+
+
 def report_interrupted(exc: Interrupted) -> int:
     """The one line a stopped run prints; returns the shell's exit code for that signal."""
+    again = "re-run the same command"
+    if sweep_dir is not None:
+        again += f" with hydra.sweep.dir={sweep_dir}"
     print(
         f"twinbench: interrupted by {exc}: the run in progress was stopped and left no result; "
-        "finished runs are kept (re-run the same command to resume)",
+        f"finished runs are kept ({again} to resume)",
         file=sys.stderr,
         flush=True,
     )
