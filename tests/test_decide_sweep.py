@@ -63,6 +63,19 @@ class FakeLauncher:
         return out
 
 
+def _sweeper(root: Path, launcher: Any, times_rounds: int, **decision: Any) -> SimpleNamespace:
+    """A deciding sweep of two series, cpus=1 and cpus=2, in pairs one after the other."""
+    return SimpleNamespace(
+        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
+        launcher=launcher,
+        hydra_context=SimpleNamespace(config_loader=None),
+        decision={"max_seconds": None, "pairing": "sequential", **decision},
+        _parse_config=lambda: [],
+        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], times_rounds)),
+        validate_batch_is_legal=lambda _b: None,
+    )
+
+
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One sweep of two series: cpus=1 where torch is twice as fast (decides early), cpus=2
@@ -76,16 +89,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("tensorflow", "cpus=2"): [0.010] * 12,
     }
     launcher = FakeLauncher(root, times)
-    sweeper = SimpleNamespace(
-        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
-        launcher=launcher,
-        hydra_context=SimpleNamespace(config_loader=None),
-        decision={"max_seconds": None, "pairing": "sequential"},
-        _parse_config=lambda: [],
-        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], 12)),
-        validate_batch_is_legal=lambda _b: None,
-    )
-    run_deciding(sweeper, [])
+    run_deciding(_sweeper(root, launcher, 12), [])
     body = json.loads((root / decide.DECISIONS_FILE).read_text())
     return {"root": root, "launched": launcher.launched, "body": body}
 
@@ -157,16 +161,7 @@ def test_a_series_whose_pairs_keep_failing_stops_and_the_other_still_decides(tmp
             return out
 
     launcher = Refusing(tmp_path, times)
-    sweeper = SimpleNamespace(
-        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}),
-        launcher=launcher,
-        hydra_context=SimpleNamespace(config_loader=None),
-        decision={"max_seconds": None, "pairing": "sequential"},
-        _parse_config=lambda: [],
-        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], 12)),
-        validate_batch_is_legal=lambda _b: None,
-    )
-    run_deciding(sweeper, [])
+    run_deciding(_sweeper(tmp_path, launcher, 12), [])
     body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
     by_label = {s["series"]: s for s in body["series"]}
     failing = by_label["cpus=2"]
@@ -341,18 +336,6 @@ def test_a_pair_waits_for_the_machine_before_its_seconds_start(
     holder.join(30)
     (series,) = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
     assert series["seconds"] < held_s / 2  # and none of the wait is the pairs'
-
-
-def _sweeper(root: Path, launcher: Any, times_rounds: int, **decision: Any) -> SimpleNamespace:
-    return SimpleNamespace(
-        config=OmegaConf.create({"hydra": {"sweep": {"dir": str(root)}}}),
-        launcher=launcher,
-        hydra_context=SimpleNamespace(config_loader=None),
-        decision={"max_seconds": None, "pairing": "sequential", **decision},
-        _parse_config=lambda: [],
-        split_arguments=lambda _o, _m: pair_batches(_jobs(["cpus=1", "cpus=2"], times_rounds)),
-        validate_batch_is_legal=lambda _b: None,
-    )
 
 
 def test_a_resumed_sweep_goes_on_from_the_pairs_it_had_counted(tmp_path, capsys) -> None:
