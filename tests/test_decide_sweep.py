@@ -362,7 +362,7 @@ def test_a_resumed_sweep_goes_on_from_the_pairs_it_had_counted(tmp_path, capsys)
     }
     assert [len(s["wall_ratios"]) for s in before.values()] == [3, 3]
     again = FakeLauncher(tmp_path, times)
-    run_deciding(_sweeper(tmp_path, again, 12), [])
+    run_deciding(_sweeper(tmp_path, again, 12, max_failed_in_a_row=5), [])  # a stopping rule
     assert "decide: resumed from" in capsys.readouterr().out
     slots = sorted({int(job[-1].split("=")[1]) for job in again.launched})
     assert slots[0] == 3  # the first three rounds were not measured again

@@ -24,10 +24,13 @@ from frameworks.registry import REPORT_REFERENCE
 from twinbench.sequential import FAILED_IN_A_ROW, Decision, Design, decide_sequence
 
 DECISIONS_FILE = "decisions.json"
-# Keys a resumed sweep may change (twinbench/launch/decide.py Tracker.resume): its budgets. A
-# confidence sequence holds at whatever pair it is read, so more or fewer pairs keep it valid;
-# any other key changes what a pair measures or how it is judged.
-BUDGET_KEYS = ("max_pairs", "max_seconds", "total_seconds")
+# What a resumed sweep (Tracker.resume) must share with the run it goes on from: what a pair
+# measures (the pairing and its turns, blocks and warm-up) and how the pairs are judged (margin,
+# error rate, measure, the sequence's prior). The rest may change: a confidence sequence holds
+# at whatever pair it is read, so budgets and stopping rules keep it valid, and the projections
+# only word an undecided verdict.
+RESUME_MUST_MATCH = ("margin", "alpha", "measure", "min_pairs", "prior_precision", "pairing",
+                     "turn_ticks", "turn_gap_s", "resident_blocks", "warmup_ticks")  # fmt: skip
 
 
 def training_cpu_s(record: dict[str, Any]) -> float | None:
@@ -260,12 +263,8 @@ class Tracker:
         if not path.is_file():
             return {}
         body = json.loads(path.read_text())
-        ours = json.loads(json.dumps(self.design.__dict__))
-        differ = sorted(
-            k
-            for k in {*ours, *body.get("design", {})} - set(BUDGET_KEYS)
-            if body.get("design", {}).get(k) != ours.get(k)
-        )
+        ours, theirs = json.loads(json.dumps(self.design.__dict__)), body.get("design", {})
+        differ = [k for k in RESUME_MUST_MATCH if theirs.get(k) != ours.get(k)]
         if differ:
             raise ValueError(
                 f"{path} holds the pairs of another decision design (differs in "
