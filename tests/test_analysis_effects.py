@@ -369,3 +369,35 @@ def test_the_hardware_section_shows_the_gpu_beside_the_cores(tmp_path):
     html = "".join(page.parts)
     assert "The GPU beside the cores" in html and "g2-standard-4 (1 x NVIDIA L4)" in html
     assert "check that this is the GPU measured" in html
+
+
+def test_over_capped_runs_the_steady_step_table_leads_and_training_time_says_what_it_is(
+    tmp_path,
+):
+    """README command 1's report put 'torch faster 0.54x' over training time first, under a
+    decision of TensorFlow faster per step: a resident worker's life is capped (max_steps),
+    so its training time is mostly start-up and warm-up. The verdict already led with the
+    steady step for capped runs; the tables now follow it. Uncapped runs keep the 2017 order."""
+    from analysis.render import terminal
+    from analysis.render.page import Page
+    from analysis.render.sections import framework
+
+    def titles(capped: bool) -> tuple[list[str], str]:
+        root = tmp_path / str(capped)
+        for path in fakes.sweep(root, TIMES, steady_step=0.01):
+            record = json.loads(path.read_text())
+            record["config"]["max_steps"] = 110 if capped else None
+            path.write_text(json.dumps(record))
+        an = analyze(root)
+        lines = terminal.framework_lines(an)
+        page = Page(root)
+        for sub in ("figures", "tables"):  # as report.write makes them
+            page.files.joinpath(sub).mkdir(parents=True)
+        framework.write(page, an)  # the report's section says it too
+        return [x for x in lines if x.startswith("framework effect")], "".join(page.parts)
+
+    (plain, plain_html), (capped, capped_html) = titles(False), titles(True)
+    assert "training time (below 1" in plain[0] and "steady-state step time" in plain[1]
+    assert "steady-state step time" in capped[0]
+    assert "training time (capped runs, max_steps=110: mostly start-up and warm-up" in capped[1]
+    assert "Capped runs" in capped_html and "Capped runs" not in plain_html

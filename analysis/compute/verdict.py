@@ -119,6 +119,12 @@ def explain(
     )
 
 
+def capped_steps(runs: pd.DataFrame) -> list[int]:
+    """The max_steps caps of the finished runs of any workload: where there are some, the
+    tables lead with the steady step too (analysis/render/terminal.py, sections/framework.py)."""
+    return sorted({c for w in runs["workload"].unique() for c in _capped(runs, w)})
+
+
 def _capped(runs: pd.DataFrame, workload: str) -> list[int]:
     ok = runs[(runs["workload"] == workload) & (runs["status"] == "ok")]
     caps = pd.to_numeric(ok.get("max_steps", pd.Series(dtype=float)), errors="coerce").dropna()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analysis.compute import verdict
 from analysis.compute.pipeline import Analysis
 from analysis.render import charts
 from analysis.render.htmlkit import Col, esc, table_html
@@ -53,6 +54,14 @@ def write(page: Page, an: Analysis) -> None:
         "with two or three runs a side); none with a single run per side. The chart shows "
         "each backend's default settings; the table lists every pair of settings variants.</p>"
     )
+    caps = verdict.capped_steps(an.runs)
+    if caps and an.options.metric != "steady_step":  # as the terminal's tables say it
+        page.add(
+            f"<p><b>Capped runs</b> (max_steps={esc(','.join(map(str, caps)))}; a resident "
+            "worker's life is one): their training time is mostly start-up and warm-up, so the "
+            "steady-step column leads, as in the verdict; the verdict column here reads the "
+            "training time.</p>"
+        )
     page.figure(
         charts.framework_ratios(fe[fe["headline"]]),
         "framework_effect",
