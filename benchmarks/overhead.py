@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     results = rounds.run_table(
         rows, args.pairs, args.budget_minutes, lambda s: print(s, flush=True), design=design,
         progress=lambda so_far: rounds.write_out(args.out, args.cpus, so_far),
-        even_rounds=args.even_rounds,
+        even_rounds=args.even_rounds, lock=pairs.measurement_lock_key(),
     )  # fmt: skip
     rounds.write_out(args.out, args.cpus, results)
     return 0

@@ -30,6 +30,7 @@ from benchmarks.pairs import BACKENDS, Sample, interleave, line, summarise
 from twinbench import sequential
 from twinbench.config.folders import check_writable_dir
 from twinbench.config.spec import ConfigError
+from twinbench.launch.machine_lock import held_for, measurement_lock
 from twinbench.machine import cpu
 
 
@@ -220,6 +221,7 @@ def run_table(
     design: sequential.Design | None = None,
     progress: Callable[[list[dict[str, Any]]], None] | None = None,
     even_rounds: bool = False,
+    lock: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each row's pairs, measured in rounds until its decision is reached or the budget runs
     out, and their summary, printed as they come.
@@ -237,7 +239,9 @@ def run_table(
     ended each row (decided, max_pairs or max_seconds), the pairs asked for and the rounds it
     sat out. After the first round the whole run's length is estimated from it (`estimate`).
     `progress` is given every row's summary so far after each pair (an interrupted table keeps
-    what it measured).
+    what it measured). A pair whose two sides run in this process (in turns, resident) takes
+    the measurement `lock` before its clock starts, and a wait for another run moves the
+    deadline: neither a row's seconds nor the table's budget are spent waiting.
     """
     design = design or sequential.load_design(max_seconds=None)
     start = now()
@@ -304,9 +308,14 @@ def run_table(
                 say(line(row.label, summary(i)))
                 continue
             say(row.label + (f" (round {k + 1})" if k else ""))
-            t0 = now()
-            measured[i].append(row.pair(k, say, pairs))
-            last_pair_s[i] = now() - t0
+            held = lock if row.pairing != "sequential" else None  # its processes take their own
+            asked = now()
+            with measurement_lock(held), held_for(held):
+                if deadline is not None:
+                    deadline += now() - asked
+                t0 = now()
+                measured[i].append(row.pair(k, say, pairs))
+                last_pair_s[i] = now() - t0
             seconds[i] += last_pair_s[i]
             now_decided = decided(measured[i], design)
             if now_decided or k + 1 == pairs:

@@ -486,3 +486,28 @@ def test_a_row_of_the_sequential_engine_shows_its_decision_and_is_never_pooled(t
         path.write_text(json.dumps({"results": [row]}))
     with pytest.raises(SystemExit, match="give one file per row"):
         table.rows_of([one, two])
+
+
+def test_a_tables_wait_for_another_run_is_spent_from_neither_a_row_nor_the_budget(tmp_path):
+    """A pair in turns waited for the measurement lock inside its clock: a table started behind
+    another run counted the wait as its row's seconds and its budget's, and stopped rows early.
+    The pair now takes the lock before its clock, and the deadline moves by the wait."""
+    import multiprocessing
+    import threading
+
+    from twinbench.launch import machine_lock
+
+    from .test_machine_lock import _start_holder
+
+    key = str(tmp_path / "lock")
+    holder, release = _start_holder(multiprocessing.get_context("spawn"), key)
+    threading.Timer(1.5, release.set).start()
+
+    def in_turns(i: int) -> tuple[pairs.Sample, pairs.Sample]:
+        with machine_lock.measurement_lock(key):  # as together.run_halves takes it
+            return pairs.Sample(epoch_s=1.0 + 0.3 * (-1) ** i, cpu_s=1.0), pairs.Sample(1.0, 1.0)
+
+    row = rounds.Row("row", lambda: None, lambda: None, {}, in_turns, "turns")  # type: ignore[arg-type]
+    results = rounds.run_table([row], 4, 0.02, lambda s: None, lock=key)  # a 1.2 s budget
+    holder.join(30)
+    assert results[0]["pairs"] == 4 and not results[0]["trimmed"]
