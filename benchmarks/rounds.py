@@ -28,7 +28,7 @@ from typing import Any
 
 from benchmarks.pairs import BACKENDS, Sample, interleave, line, summarise
 from twinbench import sequential
-from twinbench.config.folders import check_writable_dir
+from twinbench.config.folders import ready_out_file
 from twinbench.config.spec import ConfigError
 from twinbench.launch.machine_lock import held_for, measurement_lock
 from twinbench.machine import cpu
@@ -94,15 +94,10 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namesp
     if args.blocks and args.pairing != "resident":
         p.error("--blocks sizes resident worker pairs: give it with --pairing resident")
     if args.out is not None:  # written after every round: a bad one would fail a round in
-        if args.out.is_dir():
-            p.error(f"--out {args.out} is a directory; name the table's JSON file")
         try:
-            check_writable_dir(
-                f"--out's folder {args.out.parent}", args.out.parent, "choose another --out"
-            )
+            ready_out_file(args.out)
         except ConfigError as exc:
             p.error(str(exc))
-        args.out.parent.mkdir(parents=True, exist_ok=True)
     return args
 
 

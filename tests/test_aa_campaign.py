@@ -124,7 +124,7 @@ def test_a_campaign_whose_summary_cannot_be_written_is_refused_before_its_first_
     monkeypatch.setattr(aa_campaign, "check_run_options", lambda _: None)
     monkeypatch.setattr(calibrate, "resident_unit", lambda *a: measured.append(1))
     for out, said in ((blocker / "aa.json", "is a file, not a directory"),
-                      (tmp_path, "is a directory; name the campaign's JSON file")):  # fmt: skip
+                      (tmp_path, "is a directory; name the JSON file to write")):  # fmt: skip
         with pytest.raises(SystemExit) as exit_:
             aa_campaign.run(parser.parse_args(["--out", str(out), "--sequences", "1"]))
         assert exit_.value.code == 2

@@ -29,7 +29,8 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from twinbench.cli import calibrate
-from twinbench.config.checks import check_run_options, check_writable_dir, fail
+from twinbench.config.checks import check_run_options, fail
+from twinbench.config.folders import ready_out_file
 from twinbench.config.spec import ConfigError
 from twinbench.launch import machine_lock, together
 from twinbench.launch.decide import Series
@@ -128,15 +129,10 @@ def run(args: argparse.Namespace) -> int:
     if args.pairing not in ("resident", "turns"):
         fail(f"--pairing {args.pairing}: the campaign runs resident or turns units")
     check_run_options([[*calibrate.run_overrides(args), f"hydra.run.dir={tempfile.gettempdir()}"]])
-    if args.out.is_dir():
-        fail(f"--out {args.out} is a directory; name the campaign's JSON file")
     try:  # before the first sequence: the summary is written after each one
-        check_writable_dir(
-            f"--out's folder {args.out.parent}", args.out.parent, "choose another --out"
-        )
+        ready_out_file(args.out)
     except ConfigError as exc:
         fail(str(exc))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     design = dataclasses.replace(
         load_design(pairing=args.pairing), max_seconds=args.budget_s, total_seconds=None
     )
