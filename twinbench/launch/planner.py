@@ -25,6 +25,7 @@ from typing import Any
 from twinbench.config.spec import ConfigError, build_spec
 from twinbench.launch import adaptive
 from twinbench.launch import runner as launch
+from twinbench.launch.decide import DECISIONS_FILE
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import environment
 from twinbench.paths import WORK_ROOT
@@ -59,10 +60,18 @@ class Plan:
     # Its pairs' seconds for every core count together (decision.total_seconds), when it has
     # them: what the sweep's measuring can take, where the estimate of every run can not.
     pool_s: float | None = None
+    # A deciding sweep re-run in its folder goes on from the pairs its decisions.json counted,
+    # not from finished runs: a resident pair's halves leave no result.json of their own.
+    resumed_pairs: int | None = None
 
     @property
     def finished(self) -> int:
         return sum(r.finished for r in self.runs)
+
+    def _done(self) -> str:
+        if self.resumed_pairs is not None:
+            return f"{self.resumed_pairs} pair(s) already counted"
+        return f"{self.finished} already finished"
 
     @property
     def pending(self) -> list[PlannedRun]:
@@ -82,7 +91,7 @@ class Plan:
     def _describe_pool(self) -> str:
         """A deciding sweep with a pool of seconds: its bound is the pool, not its runs."""
         text = (
-            f"plan: up to {len(self.runs)} run(s), {self.finished} already finished; each core "
+            f"plan: up to {len(self.runs)} run(s), {self._done()}; each core "
             f"count stops as soon as its pairs decide, and the pairs stop within "
             f"{format_duration(self.pool_s or 0)} in all"
         )
@@ -95,9 +104,9 @@ class Plan:
 
     def _describe(self) -> str:
         pending = len(self.pending)
-        head = (
-            f"plan: {len(self.runs)} run(s); {self.finished} already finished, {pending} to measure"
-        )
+        if self.resumed_pairs is not None:
+            pending = max(0, len(self.runs) - 2 * self.resumed_pairs)
+        head = f"plan: {len(self.runs)} run(s); {self._done()}, {pending} to measure"
         if self.invalid_jobs:
             head += f"; {self.invalid_jobs} job(s) with an invalid config (will fail at once)"
         if not pending:
@@ -300,6 +309,16 @@ def compose_job(
     return OmegaConf.to_container(job, resolve=True), job_dir
 
 
+def counted_pairs(sweep_dir: Path) -> int | None:
+    """The pairs an interrupted run of this deciding sweep counted, from its decisions.json
+    (what Tracker.resume restores); None where it left none."""
+    path = Path(sweep_dir) / DECISIONS_FILE
+    if not path.is_file():
+        return None
+    series = (results.read(path) or {}).get("series") or []
+    return sum(len(s.get("wall_ratios") or []) + int(s.get("incomplete") or 0) for s in series)
+
+
 def announce(config: Any) -> str:
     """The one line the sweep prints before its first job (never raises: a plan is advice)."""
     from omegaconf import OmegaConf
@@ -316,6 +335,8 @@ def announce(config: Any) -> str:
         plan.deciding = bool(OmegaConf.select(config, "hydra.sweeper.decide"))
         pool = OmegaConf.select(config, "hydra.sweeper.decision.total_seconds")
         plan.pool_s = float(pool) if pool else None
+        if plan.deciding:
+            plan.resumed_pairs = counted_pairs(sweep_dir)
         return plan.describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
         return f"plan: not available ({type(exc).__name__}: {exc})"
