@@ -15,11 +15,13 @@ guessed. Wall time = started to finished + the worker's process start (startup.p
 
 from __future__ import annotations
 
+import os
 import statistics
-import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from twinbench.config.spec import ConfigError, build_spec
@@ -33,7 +35,8 @@ from twinbench.result import results
 
 # Earlier records are looked for below the sweep folder's parent (results/sweeps/ holds every
 # sweep) and results/; at most this many are read, and the search stops after this long, so a
-# huge tree (a sweep folder directly under /tmp) cannot stall the sweep's start.
+# huge tree (a sweep folder directly under /tmp or a home folder) cannot stall the sweep's start.
+# The clock is read at every folder: a tree with no record in it is bounded too.
 MAX_RECORDS = 20000
 SEARCH_BUDGET_S = 5.0
 
@@ -217,14 +220,31 @@ class History:
     records: int = 0
 
 
+def record_paths(
+    root: Path, deadline: float, clock: Callable[[], float] = monotonic
+) -> Iterator[Path]:
+    """Every result.json below `root` until `deadline` (of `clock`), read at every folder.
+    Hidden folders and virtual environments (.git, .venv, a folder with pyvenv.cfg) hold no
+    records and are the bulk of a home folder: they are not entered."""
+    for folder, subfolders, files in os.walk(root):
+        if clock() > deadline:
+            return
+        subfolders[:] = sorted(
+            d for d in subfolders
+            if not d.startswith(".") and not os.path.isfile(os.path.join(folder, d, "pyvenv.cfg"))
+        )  # fmt: skip
+        if results.RESULT_FILE in files:
+            yield Path(folder) / results.RESULT_FILE
+
+
 def history(roots: list[Path], machine: str) -> History:
     """Wall times of this machine's successful records below `roots`."""
     out = History()
     seen: set[Path] = set()
-    deadline = time.monotonic() + SEARCH_BUDGET_S
+    deadline = monotonic() + SEARCH_BUDGET_S
     for root in roots:
-        for path in Path(root).rglob(results.RESULT_FILE):
-            if len(seen) >= MAX_RECORDS or time.monotonic() > deadline:
+        for path in record_paths(Path(root), deadline):
+            if len(seen) >= MAX_RECORDS:
                 break
             if path.resolve() in seen:
                 continue
