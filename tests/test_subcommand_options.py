@@ -37,6 +37,22 @@ def test_curves_refuses_an_option_its_runs_could_not_take(
     assert err.startswith("twinbench: error: ") and message in err and "\n" not in err
 
 
+@pytest.mark.parametrize("main", [curves.main, curves_table.main])
+def test_an_out_that_cannot_hold_the_runs_is_refused_as_out(main, tmp_path, monkeypatch, capsys):
+    """It was refused as "hydra.run.dir=<out>/mlp/torch/seed0: ...; choose another
+    hydra.run.dir", a key the user never wrote."""
+    monkeypatch.setattr(curves, "train", _tripwire)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        main([*(["mlp", "--seeds", "2"] if main is curves.main else ["--models", "mlp"]),
+              "--out", str(blocker / "curves")])  # fmt: skip
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--out={blocker / 'curves'}: {blocker} is a file" in err
+    assert err.endswith("choose another --out") and "hydra" not in err
+
+
 def test_the_curves_table_refuses_a_bad_cap_before_the_first_workload_trains(
     tmp_path, monkeypatch, capsys
 ):

@@ -27,7 +27,8 @@ from typing import Any
 
 from analysis.compute import seed_curves
 from frameworks import registry
-from twinbench.config.checks import check_run_options, fail
+from twinbench.config.checks import check_output_dir, check_run_options, fail
+from twinbench.config.choices import ConfigError
 from twinbench.config.spec import group_choices
 from twinbench.launch import lifeline
 from twinbench.paths import REPO_ROOT, WORK_ROOT
@@ -107,7 +108,12 @@ def overrides(epochs: int | None, max_steps: int | None, cpus: int | None) -> li
 
 def check_runs(out: Path, model: str, chosen: list[str], extra: list[str]) -> None:
     """Refuse, as run.py would, any option that one of these runs could not take (one line,
-    exit 2), before the first run trains."""
+    exit 2), before the first run trains. --out itself first: its runs' folders would be
+    refused as a hydra.run.dir the user never wrote."""
+    try:
+        check_output_dir("--out", str(out))
+    except ConfigError as exc:
+        fail(str(exc))
     check_run_options(
         [
             [f"backend={b}", f"model={model}", *extra, f"hydra.run.dir={run_dir(out, model, b, 0)}"]
