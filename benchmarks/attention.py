@@ -12,9 +12,11 @@ their ratio (explicit / fused). Quote the ratio, not the absolute times.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
+from benchmarks import positional
 from benchmarks.alternating_blocks import one_batch, time_alternating, warmed_steppers
 
 
@@ -36,6 +38,14 @@ def main(backend_name: str, model_name: str = "gpt", cpus: int = 1, steps: int =
     }
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = positional.parser(__doc__)
+    positional.add_backend(p)
+    positional.add_model(p, default="gpt")
+    positional.add_counts(p, {"cpus": 1, "steps": 5, "rounds": 5})
+    return p.parse_args(argv)
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    print(json.dumps(main(*args[:2], *(int(a) for a in args[2:5]))))
+    a = parse(sys.argv[1:])
+    print(json.dumps(main(a.backend, a.model, a.cpus, a.steps, a.rounds)))

@@ -15,9 +15,11 @@ line (harness.report): {"epoch_s": [...], ...}.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
+from benchmarks import positional
 from benchmarks.ports import harness
 from twinbench.machine import cpu
 
@@ -124,6 +126,14 @@ def _keras(backend, module, cfg, x, y, bs, epochs, cpus) -> list[float]:
     return logger.times
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = positional.parser(__doc__)
+    positional.add_backend(p)
+    positional.add_model(p)
+    positional.add_counts(p, {"cpus": None, "steps": None, "epochs": None})
+    return p.parse_args(argv)
+
+
 if __name__ == "__main__":
-    b, m, c, s, e = sys.argv[1:6]
-    main(b, m, int(c), int(s), int(e))
+    a = parse(sys.argv[1:])
+    main(a.backend, a.model, a.cpus, a.steps, a.epochs)

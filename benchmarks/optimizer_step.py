@@ -11,9 +11,11 @@ busy machine means "no measurable cost"; rerun on an idle one before quoting a f
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
+from benchmarks import positional
 from benchmarks.alternating_blocks import one_batch, time_alternating, warmed_steppers
 
 
@@ -38,6 +40,13 @@ def main(model_name: str = "mlp", cpus: int = 1, steps: int = 100, rounds: int =
     }
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = positional.parser(__doc__)
+    positional.add_model(p, default="mlp")
+    positional.add_counts(p, {"cpus": 1, "steps": 100, "rounds": 7})
+    return p.parse_args(argv)
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    print(json.dumps(main(*(args[:1]), *(int(a) for a in args[1:4]))))
+    a = parse(sys.argv[1:])
+    print(json.dumps(main(a.model, a.cpus, a.steps, a.rounds)))

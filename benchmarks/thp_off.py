@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import sys
 from pathlib import Path
 
 PR_SET_THP_DISABLE = 41  # linux/prctl.h
+USAGE = "usage: python -m benchmarks.thp_off <command> [arguments...]"
 
 
 def thp_enabled() -> str | None:
@@ -28,8 +30,11 @@ def thp_enabled() -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
-        print("usage: python -m benchmarks.thp_off <command> [arguments...]", file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__ if argv else USAGE, file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if shutil.which(argv[0]) is None:  # exec would raise FileNotFoundError, a traceback
+        print(f"thp_off: no such command: {argv[0]}\n{USAGE}", file=sys.stderr)
         return 2
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0:

@@ -54,6 +54,40 @@ def test_bench_runs_the_module_as_python_m_would_and_returns_its_status(capsys):
     assert "--outside" in capsys.readouterr().out
 
 
+def _bench(argv: list[str]) -> int:
+    try:
+        return main(["bench", *argv])
+    except SystemExit as exit_:  # argparse's own exit
+        return exit_.code
+
+
+def test_every_benchmark_describes_its_arguments_without_a_traceback(capsys):
+    """`twinbench bench --help` promises each benchmark's --help: attention, bare_loop and
+    optimizer_step read sys.argv by position and raised from inside their set-up (unknown
+    backend '--help'), and thp_off tried to execute `--help`."""
+    from twinbench.cli import bench
+
+    for name in bench.available():
+        assert _bench([name, "--help"]) == 0, name
+        assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["bare_loop", "torch", "mlp", "0", "10", "2"], "argument cpus: must be at least 1, got 0"),
+        (["bare_loop", "torch", "nosuch", "1", "10", "2"], "argument model: invalid choice"),
+        (["attention", "nosuch"], "argument backend: invalid choice: 'nosuch'"),
+        (["optimizer_step", "mlp", "one"], "argument cpus: not a whole number: 'one'"),
+        (["thp_off", "no-such-command"], "thp_off: no such command: no-such-command"),
+    ],
+)
+def test_a_benchmarks_bad_positional_argument_is_refused_before_any_work(argv, message, capsys):
+    assert _bench(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 def test_an_unknown_benchmark_is_one_line_and_exit_2(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["bench", "nope"])
