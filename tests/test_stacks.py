@@ -278,7 +278,12 @@ def test_the_stacks_command_lists_and_clears(tmp_path, capsys):
     listing = capsys.readouterr().out
     assert listing.splitlines()[0].startswith(f"{tmp_path}: 2 environment(s), 4.0 MB of ")
     assert [line.split()[0] for line in listing.splitlines()[1:]] == ["a", "b"]
-    assert main(["stacks", "clear", "b", "--cache-dir", str(tmp_path)]) == 0
+    # A typo removed nothing and said "removed 0 environment(s)", which reads as done.
+    with pytest.raises(SystemExit) as exit_:
+        main(["stacks", "clear", "keras-312", "--cache-dir", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "unknown stack 'keras-312'; choose one of: a, b, " in capsys.readouterr().err
+    assert main(["stacks", "clear", "b", "--cache-dir", str(tmp_path)]) == 0  # cached, no yaml
     assert "removed 1 environment(s), 1.0 MB" in capsys.readouterr().out
     assert [e.name for e in cache.entries(tmp_path)] == ["a"]
     assert main(["stacks", "clear", "--cache-dir", str(tmp_path)]) == 0

@@ -89,6 +89,15 @@ def run(args: argparse.Namespace) -> int:
                 env = build.ensure(_stack(name), settings)
                 print(f"{name}: {env or 'the project environment, nothing to build'}")
             return 0
+        # A name neither in conf/stack/ nor in the cache is a typo: "removed 0" would read as
+        # done. A cached stack whose yaml has since gone can still be cleared by its name.
+        cached = {e.name for e in cache.entries(settings.cache_dir)}
+        for name in args.stacks:
+            if name not in cached and name not in group_choices("stack"):
+                raise ConfigError(
+                    f"unknown stack '{name}'; choose one of: "
+                    f"{', '.join(sorted(cached | set(group_choices('stack'))))}"
+                )
         names = args.stacks or [None]
         gone = [e for name in names for e in cache.clear(settings.cache_dir, name)]
         freed = sum(e.size_bytes for e in gone)
