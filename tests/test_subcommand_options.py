@@ -105,3 +105,26 @@ def test_calibrate_refuses_a_file_as_its_cache_dir(tmp_path, monkeypatch, capsys
         calibrate.main(["--cpus", "1", "--cache-dir", str(blocker)])
     assert exit_.value.code == 2
     assert "is a file, not a directory; choose another --cache-dir" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--models", "mlpp"], "--models: mlpp is not a workload with a cap in "
+         "conf/curves/default.yaml (comma-separated, from: bilstm, "),
+        (["--backends", "torch,tensorflw"], "--backends: unknown backend tensorflw; name two or "
+         "more of torch, tensorflow"),
+        (["--backends", "torch"], "--backends: name two or more of torch, tensorflow"),
+    ],
+)  # fmt: skip
+def test_the_curves_table_names_what_it_can_take_for_a_bad_list(
+    argv, message, tmp_path, monkeypatch, capsys
+):
+    """'--models: mlpp not a workload with a cap in default.yaml' named neither the file's
+    folder nor the choices; a misspelt backend read as too few backends."""
+    monkeypatch.setattr(curves, "train", _tripwire)
+    with pytest.raises(SystemExit) as exit_:
+        curves_table.main([*argv, "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err

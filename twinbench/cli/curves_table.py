@@ -171,10 +171,18 @@ def run(args: argparse.Namespace) -> int:
     chosen = args.models.split(",") if args.models else known
     missing = [m for m in chosen if m not in known or m not in table_caps]
     if missing:
-        fail(f"--models: {', '.join(missing)} not a workload with a cap in {SETTINGS.name}")
+        usable = ", ".join(m for m in known if m in table_caps)
+        fail(
+            f"--models: {', '.join(missing)} is not a workload with a cap in "
+            f"conf/curves/{SETTINGS.name} (comma-separated, from: {usable})"
+        )
     backends = [b for b in args.backends.split(",") if b]
-    if len(backends) < 2 or any(b not in curves.BACKENDS for b in backends):
-        fail(f"--backends needs two or more of {', '.join(curves.BACKENDS)}")
+    unknown = [b for b in backends if b not in curves.BACKENDS]
+    if unknown or len(backends) < 2:
+        named = f"unknown backend {', '.join(unknown)}; " if unknown else ""
+        fail(
+            f"--backends: {named}name two or more of {', '.join(curves.BACKENDS)}, comma-separated"
+        )
     if args.seeds < 2:
         fail("--seeds must be at least 2: agreement is judged against the seed spread")
     runs = {model: _cap(table_caps[model], args) for model in chosen}
