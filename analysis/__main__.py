@@ -194,6 +194,16 @@ def report_command(args: argparse.Namespace) -> int:
                 f"{args.unstable_width}"
             )
         options.unstable_width = args.unstable_width
+    # Accuracy is a fraction, as Keras and the records report it: 95 (a percent) matched no run
+    # and the report said only that none reached it.
+    target = args.target_accuracy
+    if target is not None and not (math.isfinite(target) and 0 < target <= 1):
+        raise AnalysisError(f"--target-accuracy is a fraction in (0, 1] (e.g. 0.97), got {target}")
+    # A misspelt folder of certificates was read as an empty one: the report said "no
+    # certificate" for every model.
+    for folder in args.parity_dir:
+        if not folder.is_dir():
+            raise AnalysisError(f"--parity-dir {folder}: no such folder")
     # Each step takes a while on a large set: say what is happening (errors alone go to stderr).
     _status(f"analysis: reading results under {', '.join(map(str, args.paths))} ...")
     runs = runs_table(args.paths)

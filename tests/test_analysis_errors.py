@@ -95,6 +95,31 @@ def test_an_unknown_pricing_table(tmp_path, capsys):
     assert "no pricing table nosuch (known: gce_2017_preemptible" in line
 
 
+def test_a_pricing_file_that_is_not_yaml_is_one_line(tmp_path, capsys):
+    """The YAML parser's message spans six lines, with a caret under the column."""
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
+    bad = tmp_path / "prices.yaml"
+    bad.write_text("{bad\n")
+    line = one_line_error(capsys, [str(tmp_path), "--pricing", str(bad), "--out", str(tmp_path)])
+    assert f"{bad}: not valid YAML (while parsing a flow mapping" in line
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--target-accuracy", "97"], "a fraction in (0, 1] (e.g. 0.97), got 97"),
+        (["--target-accuracy", "0"], "--target-accuracy is a fraction in (0, 1]"),
+        (["--parity-dir", "no-such-folder"], "--parity-dir no-such-folder: no such folder"),
+    ],
+)  # fmt: skip
+def test_an_option_that_would_match_nothing_is_refused(option, message, tmp_path, capsys):
+    """Both were taken silently: a percent as the target accuracy matched no run, and a
+    misspelt certificate folder read as an empty one ("no certificate" for every model)."""
+    fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
+    line = one_line_error(capsys, [str(tmp_path), *option, "--out", str(tmp_path / "r")])
+    assert message in line
+
+
 def test_a_read_only_report_folder_suggests_out(tmp_path, capsys):
     fakes.write(tmp_path, "a", fakes.record("torch", 1, [1.0]))
     blocker = tmp_path / "file"

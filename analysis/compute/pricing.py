@@ -81,7 +81,7 @@ def load(name_or_path: str | Path) -> PriceTable:
     try:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
-        raise AnalysisError(f"{path}: not valid YAML ({exc})") from None
+        raise AnalysisError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict):
         raise AnalysisError(f"{path}: a pricing table must be a mapping")
     gpu = data.get("gpu") or {}
