@@ -139,7 +139,8 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out",
         type=Path,
-        help="table path without suffix: writes .parquet and .csv (default: <first dir>/table)",
+        help="table path without suffix, or a folder: writes .parquet and .csv (default: <first "
+        "dir>/table)",
     )
 
 
@@ -165,7 +166,7 @@ def collect_command(args: argparse.Namespace) -> int:
     from analysis.export import collect
 
     _logging(args.quiet)
-    out = args.out or _default_out(args.paths[0]) / "table"
+    out = args.out or _default_out(args.paths[0]) / collect.DEFAULT_STEM
     _status(f"collect: reading every result under {', '.join(map(str, args.paths))} ...")
     collected = collect.collect(args.paths, out)
     print(collect.summary(collected))

@@ -76,3 +76,21 @@ def test_same_identity_with_different_content_is_reported_incompatible(tmp_path,
     flagged = table[table["conflict"] == "incompatible"]
     assert len(flagged) == 2  # both versions kept, both flagged
     assert original["run_key"] == changed["run_key"]
+
+
+def test_an_out_folder_gets_the_table_inside_and_a_bad_out_is_one_line(tmp_path, capsys):
+    """--out naming an existing folder wrote <folder>.parquet beside it; --out below a file
+    raised FileExistsError from pathlib, a traceback, after reading every record."""
+    a, _ = two_machines(tmp_path)
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    assert main(["collect", str(a), "--out", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["table.csv", "table.parquet"]
+    assert not (tmp_path / "tables.parquet").exists()
+    capsys.readouterr()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["collect", str(a), "--out", str(blocker / "t")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"analysis: error: cannot write the table into {blocker}: ")
+    assert err[-1].endswith("choose another --out") and not any("Traceback" in e for e in err)
