@@ -24,6 +24,17 @@ from typing import Any
 from frameworks.settings import SettingError
 
 FORMULAS = ("2017", "builtin")
+# The update rules both halves map (frameworks/torch_native/optimizers.py, keras/optimizers.py)
+# and the model.optimizer keys each reads: another name, or a rule switched on the command line
+# without its keys (model.optimizer.name=adam on an RMSprop model), failed only inside the
+# worker, after its framework had loaded.
+HYPERPARAMETERS = {
+    "adadelta": ("lr", "rho", "eps"),
+    "adam": ("lr", "beta_1", "beta_2", "eps"),
+    "adamw": ("lr", "beta_1", "beta_2", "eps", "weight_decay"),
+    "rmsprop": ("lr", "rho", "eps"),
+}
+OPTIMIZERS = tuple(HYPERPARAMETERS)
 DEFAULT = "2017"
 # optimizer -> the model API whose built-in differs from the 2017 formula (and so gets a
 # replacement there); both APIs agree on the others. Keras' optimizers are one code on every
@@ -33,6 +44,24 @@ DIFFERS_IN = {"rmsprop": "keras", "adam": "torch", "adamw": "torch"}
 
 class FormulaError(SettingError):
     """A formula no optimizer here implements: refused before a worker starts."""
+
+
+def check(spec: dict[str, Any]) -> None:
+    """An optimizer spec both halves can build: a known rule, its keys and a known formula
+    (FormulaError otherwise, before any framework loads)."""
+    name = spec.get("name")
+    if name not in HYPERPARAMETERS:
+        raise FormulaError(
+            f"unknown model.optimizer.name {name!r}; choose one of: {', '.join(OPTIMIZERS)}"
+        )
+    missing = [k for k in HYPERPARAMETERS[name] if spec.get(k) is None]
+    if missing:
+        raise FormulaError(
+            f"model.optimizer.name={name} reads {', '.join(HYPERPARAMETERS[name])}; this model's "
+            f"optimizer has no {', '.join(missing)}: give them values in its conf/model/ yaml "
+            "(the command line cannot add keys a model does not have)"
+        )
+    formula_of(spec)
 
 
 def formula_of(spec: dict[str, Any]) -> str:

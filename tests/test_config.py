@@ -42,6 +42,16 @@ def test_explicit_budget_and_epochs_override_the_defaults(compose):
         (["device=tpu"], "unknown device 'tpu'; choose one of: cpu, cuda"),
         # `hydra.sweeper.params.cpus=null` reaches each job as the text 'None'
         (["cpus=None"], "how a sweep parameter given as null reaches a job: write cpus=null"),
+        # refused only inside the worker, after its framework had loaded (2026-12-06)
+        (
+            ["model.optimizer.name=sgd"],
+            "unknown model.optimizer.name 'sgd'; choose one of: adadelta, adam, adamw, rmsprop",
+        ),
+        (
+            ["model.optimizer.name=adam"],  # mlp's RMSprop has rho, not Adam's betas: KeyError
+            "model.optimizer.name=adam reads lr, beta_1, beta_2, eps; this model's optimizer has "
+            "no beta_1, beta_2: give them values in its conf/model/ yaml",
+        ),
     ],
 )
 def test_impossible_values_are_refused_with_a_message_that_says_what_to_do(

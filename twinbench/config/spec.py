@@ -126,7 +126,7 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
             device,
             precision_module.bf16_units(environment.cpu_flags()),
         )
-        optimizer_formula.formula_of(model_cfg["optimizer"])
+        optimizer_formula.check(model_cfg["optimizer"])
     except settings.SettingError as exc:
         raise ConfigError(str(exc)) from None
     if config.get("profile") and not settings.registry.spec(backend).profiler:
