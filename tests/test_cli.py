@@ -73,7 +73,7 @@ def test_the_parent_process_never_imports_a_framework():
         "import sys; sys.argv=['run.py']; import run, twinbench.launch, twinbench.cli.sweep_end, "
         "twinbench.cli.main, analysis.load.table, frameworks, models, benchdata; "
         "from twinbench.config import checks; "
-        "checks.validate_overrides(['backend=torch,tensorflow','cpus=1']);"
+        "checks.validate_overrides(['-m','backend=torch,tensorflow','cpus=1']);"
         "import models.mlp; "
         "bad=[m for m in ('torch','tensorflow','keras') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"

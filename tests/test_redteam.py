@@ -228,6 +228,9 @@ CONFIG_ONLY = [
     (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
     (["-m", "time_limit_s=5,60"], "would share one run directory"),
     (["seed=[0"], "no viable alternative at input"),
+    # Hydra's refusal listed three alternatives with escaped quotes; a sweep is what is meant
+    (["backend=torch,tensorflow"], "backend=torch,tensorflow gives several values, which only "
+     "a sweep runs: add -m (python run.py -m backend=torch,tensorflow ...)"),
     # A deciding sweep's design: the sweeper read it only once the sweep ran (a traceback)
     (["-m", "+experiment=compare", "hydra.sweeper.decision.pairing=bogus"],
      "hydra.sweeper.decision: pairing must be one of turns, sequential, resident, got 'bogus'"),

@@ -228,6 +228,12 @@ def validate_overrides(args: list[str]) -> None:
             if key.startswith(DECISION_KEY) and not o.is_sweep_override() and not o.is_delete():
                 decision[key.removeprefix(DECISION_KEY)] = o.value()
             continue
+        if o.is_sweep_override() and output_dir == "hydra.run.dir":
+            # Hydra's own refusal lists three escaped alternatives; a sweep is what is meant
+            raise ConfigError(
+                f"{o.input_line} gives several values, which only a sweep runs: add -m "
+                f"(python run.py -m {o.input_line} ...)"
+            )
         if key == "pricing":  # conf/pricing/ holds the report's tables, not a run's setting
             raise ConfigError(
                 "prices are chosen in the report: python -m analysis <results> --pricing NAME "
