@@ -121,9 +121,8 @@ def test_the_estimate_uses_the_same_config_else_a_similar_one_scaled_by_steps(
     assert plan.describe().endswith("stop within 5m30s in all")
 
 
-def test_readme_command_1s_plan_is_bounded_by_its_pool_of_seconds(tmp_path):
-    """announce() reads the deciding sweep's pool (decision.total_seconds of
-    conf/experiment/compare.yaml): the plan line gives it, not the sum of every run."""
+def readme_command_1s_plan(sweep_dir: Path) -> str:
+    """The plan line README command 1 prints, with its sweep folder at `sweep_dir`."""
     from hydra import compose, initialize_config_dir
 
     from twinbench.paths import CONF_DIR
@@ -131,10 +130,16 @@ def test_readme_command_1s_plan_is_bounded_by_its_pool_of_seconds(tmp_path):
     with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
         cfg = compose(
             "config",
-            overrides=["+experiment=compare", f"hydra.sweep.dir={tmp_path}/sweep"],
+            overrides=["+experiment=compare", f"hydra.sweep.dir={sweep_dir}"],
             return_hydra_config=True,
         )
-        line = planner.announce(cfg)
+        return planner.announce(cfg)
+
+
+def test_readme_command_1s_plan_is_bounded_by_its_pool_of_seconds(tmp_path):
+    """announce() reads the deciding sweep's pool (decision.total_seconds of
+    conf/experiment/compare.yaml): the plan line gives it, not the sum of every run."""
+    line = readme_command_1s_plan(tmp_path / "sweep")
     assert line.startswith("plan: up to ") and "the pairs stop within 5m30s in all" in line
     assert "0 already finished" in line  # a first run: nothing to go on from
 
@@ -143,23 +148,14 @@ def test_a_resumed_deciding_sweeps_plan_counts_the_pairs_it_goes_on_from(tmp_pat
     """Re-run in its folder, README command 1 goes on from the pairs its decisions.json counted
     (Tracker.resume), but its plan said "0 already finished": resident pairs leave no result.json
     of their own, so the plan counted none while the next line said 5 pairs were restored."""
-    from hydra import compose, initialize_config_dir
-
     from twinbench.launch.decide import DECISIONS_FILE
-    from twinbench.paths import CONF_DIR
 
     sweep = tmp_path / "sweep"
     sweep.mkdir()
     series = [{"series": "cpus=1", "wall_ratios": [1.1, 1.2, 1.15], "incomplete": 1},
               {"series": "cpus=2", "wall_ratios": [1.0], "incomplete": 0}]  # fmt: skip
     results.write_atomic(sweep / DECISIONS_FILE, {"design": {}, "series": series})
-    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
-        cfg = compose(
-            "config",
-            overrides=["+experiment=compare", f"hydra.sweep.dir={sweep}"],
-            return_hydra_config=True,
-        )
-        line = planner.announce(cfg)
+    line = readme_command_1s_plan(sweep)
     assert "5 pair(s) already counted" in line and "already finished" not in line
     runs = [planner.PlannedRun(sweep / str(i), {}, "key", False) for i in range(12)]
     plan = planner.Plan(runs=runs, deciding=True, resumed_pairs=5)  # without a pool
