@@ -241,6 +241,21 @@ CONFIG_ONLY = [
 ]  # fmt: skip
 
 
+def test_readme_command_1_is_checked_as_the_sweep_it_is_without_m(tmp_path, capsys):
+    """`+experiment=compare` sets hydra.mode=MULTIRUN: the checks read it as a single run, so a
+    bad hydra.sweep.dir passed them (hydra.run.dir was checked instead), and the several-values
+    refusal would have stopped `+experiment=compare backend=torch,keras_torch`."""
+    from twinbench.config import checks as cli
+
+    cli.check_overrides(["+experiment=compare", "backend=torch,keras_torch", "cpus=1"])
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as stop:
+        cli.check_overrides(["+experiment=compare", f"hydra.sweep.dir={blocker}/sweep"])
+    assert stop.value.code == 2
+    assert f"hydra.sweep.dir={blocker}/sweep: {blocker} is a file" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("args", "message"), CONFIG_ONLY, ids=[" ".join(a) for a, _ in CONFIG_ONLY]
 )

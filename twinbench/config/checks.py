@@ -208,6 +208,26 @@ def _dir_name(job: list[str], excluded: set[str]) -> str:
     return ",".join(sorted(o for o in job if o.split("=", 1)[0].lstrip("+") not in excluded))
 
 
+def _multirun(args: list[str], parsed: list) -> bool:
+    """Whether Hydra will sweep: -m, or an experiment whose yaml sets hydra.mode (README
+    command 1, `+experiment=compare`, sweeps without -m), or hydra.mode itself."""
+    from omegaconf import OmegaConf
+
+    if {"-m", "--multirun"} & set(args):
+        return True
+    for o in parsed:
+        key = o.key_or_group.lstrip("+~")
+        if o.is_sweep_override() or key not in ("hydra.mode", "experiment"):
+            continue
+        if key == "hydra.mode":
+            return str(o.value()) == "MULTIRUN"
+        path = CONF_DIR / "experiment" / f"{o.value()}.yaml"
+        mode = OmegaConf.select(OmegaConf.load(path), "hydra.mode") if path.is_file() else None
+        if mode == "MULTIRUN":
+            return True
+    return False
+
+
 def validate_overrides(args: list[str]) -> None:
     """Raise ConfigError for the first impossible value of any job these overrides start."""
     from hydra import initialize_config_dir
@@ -216,7 +236,7 @@ def validate_overrides(args: list[str]) -> None:
     inherited_env.check()  # the shell's variables, before any override is read
     parsed = _parse(args)
     hydra_conf = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "config.yaml").hydra)
-    output_dir = "hydra.sweep.dir" if {"-m", "--multirun"} & set(args) else "hydra.run.dir"
+    output_dir = "hydra.sweep.dir" if _multirun(args, parsed) else "hydra.run.dir"
     output_value = hydra_conf["sweep" if output_dir == "hydra.sweep.dir" else "run"]["dir"]
     job_overrides = []
     decision: dict[str, Any] = {}
