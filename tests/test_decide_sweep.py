@@ -393,3 +393,21 @@ def test_a_pair_measured_together_never_reuses_a_half(tmp_path, monkeypatch) -> 
     monkeypatch.setattr(together, "run_together", lambda jobs, *_: seen.append(jobs) or [[], []])
     decide_sweep.run_in_turns(None, [["backend=torch"], ["backend=tensorflow"]], 0, Design())
     assert [body["force"] for body, _ in seen[0]] == [True, True]
+
+
+@pytest.mark.parametrize("backends", [("torch",), ("torch", "tensorflow", "keras_jax")])
+def test_a_sweep_without_exactly_two_backends_is_refused_before_any_job(
+    tmp_path, capsys, backends
+) -> None:
+    """`+experiment=compare backend=torch` ran each lone run as a pair missing its half until
+    max_failed_in_a_row stopped it, then exited 0 saying "no complete pair"."""
+    launcher = FakeLauncher(tmp_path, {})
+    sweeper = _sweeper(tmp_path, launcher, 3)
+    jobs = [[f"backend={b}", "cpus=1", f"repeat_slot={r}"] for r in range(3) for b in backends]
+    sweeper.split_arguments = lambda _o, _m: pair_batches(jobs)
+    with pytest.raises(SystemExit) as exit_:
+        run_deciding(sweeper, [])
+    assert exit_.value.code == 2 and launcher.launched == []
+    err = capsys.readouterr().err
+    assert "a deciding sweep compares two sides a pair (two backends, or two values of a " in err
+    assert f"this one gives {len(backends)} (backend=" in err

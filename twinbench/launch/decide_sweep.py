@@ -19,7 +19,7 @@ from omegaconf import OmegaConf
 from twinbench.config.checks import fail
 from twinbench.launch import machine_lock, resident, screen
 from twinbench.launch.decide import DECISIONS_FILE, Series, Tracker
-from twinbench.launch.interleave import SLOT_KEY, pair_group
+from twinbench.launch.interleave import SLOT_KEY, is_framework_override, pair_group
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
@@ -48,6 +48,21 @@ def pair_batches(ordered: list[list[str]]) -> list[list[list[str]]]:
             last = here
         batches[-1].append(job)
     return batches
+
+
+def check_two_sides(batches: list[list[list[str]]]) -> None:
+    """Every pair has its two sides (two backends, or two values of a backend.* setting), else
+    one line before any job: a sweep given one backend (`+experiment=compare backend=torch`)
+    ran each lone run as a pair missing its half until max_failed_in_a_row stopped it, and
+    exited 0 saying "no complete pair"."""
+    sizes = {len(b) for b in batches if b}
+    if sizes and sizes != {2}:
+        sides = sorted({o for b in batches for job in b for o in job if is_framework_override(o)})
+        fail(
+            f"a deciding sweep compares two sides a pair (two backends, or two values of a "
+            f"backend.* setting); this one gives {max(sizes)} ({', '.join(sides) or 'none'}): "
+            "sweep over two, e.g. backend=torch,tensorflow"
+        )
 
 
 def labels(keys: list[Key]) -> dict[Key, str]:
@@ -121,6 +136,7 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
     params.extend(arguments)
     parser = OverridesParser.create(config_loader=sweeper.hydra_context.config_loader)
     batches = sweeper.split_arguments(parser.parse_overrides(params), None)
+    check_two_sides(batches)
     sweep_dir = Path(config.hydra.sweep.dir)
     sweep_dir.mkdir(parents=True, exist_ok=True)
     OmegaConf.save(config, sweep_dir / "multirun.yaml")

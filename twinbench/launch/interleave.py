@@ -39,14 +39,14 @@ def splits_repeats(config: Any) -> bool:
     return sweeper.endswith("InterleavedSweeper") and launcher.endswith(".BasicLauncher")
 
 
-def _is_framework(override: str) -> bool:
+def is_framework_override(override: str) -> bool:
     key = override.split("=", 1)[0].lstrip("+~")
     return key == "backend" or key.startswith("backend.")
 
 
 def pair_group(overrides: tuple[str, ...]) -> tuple[str, ...]:
     """What a job shares with its partners: every override but the framework's."""
-    return tuple(sorted(o for o in overrides if not _is_framework(o)))
+    return tuple(sorted(o for o in overrides if not is_framework_override(o)))
 
 
 def interleave(jobs: list[Job]) -> list[list[str]]:
