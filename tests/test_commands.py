@@ -61,6 +61,9 @@ def _bench(argv: list[str]) -> int:
         return exit_.code
 
 
+# runpy warns when a benchmark module was imported by an earlier test of this process; `python
+# -m` in a fresh process, as users run them, never sees it.
+@pytest.mark.filterwarnings("ignore:.*found in sys.modules after import:RuntimeWarning")
 def test_every_benchmark_describes_its_arguments_without_a_traceback(capsys):
     """`twinbench bench --help` promises each benchmark's --help: attention, bare_loop and
     optimizer_step read sys.argv by position and raised from inside their set-up (unknown

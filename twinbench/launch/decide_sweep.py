@@ -16,6 +16,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from frameworks import registry
 from twinbench.config.checks import fail
 from twinbench.launch import machine_lock, resident, screen
 from twinbench.launch.decide import DECISIONS_FILE, Series, Tracker
@@ -61,7 +62,7 @@ def check_two_sides(batches: list[list[list[str]]]) -> None:
         fail(
             f"a deciding sweep compares two sides a pair (two backends, or two values of a "
             f"backend.* setting); this one gives {max(sizes)} ({', '.join(sides) or 'none'}): "
-            "sweep over two, e.g. backend=torch,tensorflow"
+            f"sweep over two, e.g. backend={','.join(registry.names()[:2])}"
         )
 
 
