@@ -200,6 +200,12 @@ class Series:
         self._settle()
 
 
+def counted_pairs(entry: dict[str, Any]) -> int:
+    """The pair slots a series' entry in decisions.json has used: its complete pairs and those
+    that lost a half. A resumed sweep skips this many; its plan line counts them too."""
+    return len(entry.get("wall_ratios") or []) + int(entry.get("incomplete") or 0)
+
+
 class Tracker:
     """Every series of a deciding sweep, keyed by what its pairs share."""
 
@@ -276,7 +282,7 @@ class Tracker:
         for key, series in self.series.items():
             if series.label in saved:
                 series.restore(saved[series.label])
-                skip[key] = len(series.ratios[self.design.measure]) + series.incomplete
+                skip[key] = counted_pairs(saved[series.label])
         self._share_seconds()
         return skip
 

@@ -27,7 +27,7 @@ from typing import Any
 from twinbench.config.spec import ConfigError, build_spec
 from twinbench.launch import adaptive
 from twinbench.launch import runner as launch
-from twinbench.launch.decide import DECISIONS_FILE
+from twinbench.launch.decide import DECISIONS_FILE, counted_pairs
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import environment
 from twinbench.paths import WORK_ROOT
@@ -329,14 +329,13 @@ def compose_job(
     return OmegaConf.to_container(job, resolve=True), job_dir
 
 
-def counted_pairs(sweep_dir: Path) -> int | None:
+def resumed_pairs(sweep_dir: Path) -> int | None:
     """The pairs an interrupted run of this deciding sweep counted, from its decisions.json
     (what Tracker.resume restores); None where it left none."""
     path = Path(sweep_dir) / DECISIONS_FILE
     if not path.is_file():
         return None
-    series = (results.read(path) or {}).get("series") or []
-    return sum(len(s.get("wall_ratios") or []) + int(s.get("incomplete") or 0) for s in series)
+    return sum(counted_pairs(s) for s in (results.read(path) or {}).get("series") or [])
 
 
 def announce(config: Any) -> str:
@@ -356,7 +355,7 @@ def announce(config: Any) -> str:
         pool = OmegaConf.select(config, "hydra.sweeper.decision.total_seconds")
         plan.pool_s = float(pool) if pool else None
         if plan.deciding:
-            plan.resumed_pairs = counted_pairs(sweep_dir)
+            plan.resumed_pairs = resumed_pairs(sweep_dir)
         return plan.describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
         return f"plan: not available ({type(exc).__name__}: {exc})"
