@@ -308,6 +308,23 @@ def test_interleaved_runs_give_a_paired_framework_ratio_with_its_exact_interval(
     assert fe["verdict"] == "torch faster"
 
 
+def test_pairs_from_two_sweeps_are_two_values_not_one_sample(tmp_path):
+    # Two sweeps, six rounds each: torch is exactly half of TensorFlow's time in every pair of
+    # the first and 0.6 of it in every pair of the second. Pooled, twelve pairs would give the
+    # exact interval [0.5, 0.6] and "torch faster"; two sessions cannot say that.
+    for sweep, share in (("sweepA", 0.5), ("sweepB", 0.6)):
+        for i in range(6):
+            for backend, t in (("torch", share), ("tensorflow", 1.0)):
+                rec = fakes.record(backend, 1, [t, t], repeat=i, repeats=6)
+                rec["pair_id"] = f"{sweep}-r{i}"
+                fakes.write(tmp_path, f"{sweep}/mlp_{backend}_cpu1/repeat-{i}", rec)
+    fe = row(analyze(tmp_path).framework, cpus=1)
+    assert fe["ratio_pairs"] == 12 and fe["ratio_sweeps"] == 2
+    assert fe["ratio"] == pytest.approx(math.sqrt(0.3))
+    assert fe["ratio_ci_low"] < 0.5 and fe["ratio_ci_high"] > 1.0
+    assert fe["verdict"] == "undecided (interval includes 1)"
+
+
 def test_without_pair_ids_or_with_unmatched_rounds_the_ratio_is_of_independent_repeats(tmp_path):
     times = {
         ("torch", 1): [[1.0, 2.0], [1.25, 2.0], [0.75, 2.0]],

@@ -222,6 +222,31 @@ def test_the_report_section_reads_the_same_decisions(swept: dict[str, Any]) -> N
     assert decisions.FILE == decide.DECISIONS_FILE
 
 
+def test_a_folder_of_several_sweeps_counts_their_decisions_and_never_pools_them(
+    swept: dict[str, Any], tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    from analysis.render import terminal
+    from analysis.render.sections import decisions
+
+    body = (swept["root"] / decide.DECISIONS_FILE).read_text()
+    for name in ("2026-12-06_10-00-00", "2026-12-06_11-00-00"):  # `python -m analysis results/`
+        (tmp_path / "sweeps" / name).mkdir(parents=True)
+        (tmp_path / "sweeps" / name / decisions.FILE).write_text(body)
+    # the runs of the later sweep: its workload, and the cores its cpus=2 runs had
+    run = tmp_path / "sweeps" / "2026-12-06_11-00-00" / "backend=torch,cpus=2" / "result.json"
+    runs = pd.DataFrame([{"path": str(run), "cpus": 2, "workload": "mlp"}])
+    found = decisions.rows([tmp_path], runs)
+    assert sorted({r["sweep"] for r in found}) == ["2026-12-06_10-00-00", "2026-12-06_11-00-00"]
+    assert {r["cores"] for r in found if r["workloads"] == "mlp"} == {"1 core", "all (2)"}
+    an = SimpleNamespace(options=SimpleNamespace(inputs=[tmp_path]), runs=pd.DataFrame())
+    lines = terminal.decided_lines(an, printed_below=False)
+    assert lines[1].startswith("  1 core: torch / tensorflow in 2 sweeps, ratios 0.5")
+    assert "torch faster 2" in lines[1] and "latest, 2026-12-06_11-00-00: " in lines[2]
+    assert "undecided 2" in lines[3]
+
+
 def test_shared_seconds_go_to_the_series_still_undecided() -> None:
     # cpus=1 decides after 5 clear pairs; cpus=2 (a coin flip) keeps going on the seconds
     # cpus=1 left, then ends with "total_seconds": a per-series 60 s would have stopped it at 6.

@@ -277,3 +277,23 @@ def test_the_readmes_headline_counts_are_its_tables():
     assert not [b for b in bars if b.outcome == "b_faster"]  # "none slower"
     (image,) = re.findall(r"\]\((docs/img/[^)]+\.png)\)", headline)
     assert image in headline.split("--out ")[1] and (REPO_ROOT / image).is_file()
+
+
+def test_held_out_halves_catch_sessions_pooled_as_one_sample(tmp_path, capsys):
+    from benchmarks.diagnostics import sessions_held_out
+
+    # Ten sweeps whose pairs agree closely within each (log sd 0.01) while the host's phase
+    # moves each whole sweep (log sd 0.04): pooled, the pairs' interval is far too sure and the
+    # halves disagree; one value per sweep, about as often as a valid interval allows.
+    rng = np.random.default_rng(3)
+    sweeps = [list(np.exp(rng.normal(0.05 + rng.normal(0, 0.04), 0.01, 20))) for _ in range(10)]
+    split_rng = np.random.default_rng(0)
+    pooled = sessions_held_out.disagreement(sweeps, sessions_held_out.pooled, 300, split_rng)
+    per_sweep = sessions_held_out.disagreement(sweeps, sessions_held_out.per_sweep, 300, split_rng)
+    assert pooled > 0.3 and per_sweep < 0.1
+    # the ratios `--save` writes stand in for the records
+    saved = tmp_path / "pairs.json"
+    by_sweep = {f"s{i}": s for i, s in enumerate(sweeps)}
+    saved.write_text(json.dumps({"mlp cpus=2 torch / tensorflow": by_sweep}))
+    assert sessions_held_out.main([str(saved), "--splits", "50"]) == 0
+    assert "mlp cpus=2 torch / tensorflow: 10 sweeps, 200 pairs" in capsys.readouterr().out

@@ -26,6 +26,7 @@ from twinbench.parity import certificates
 from twinbench.paths import CONF_DIR
 from twinbench.sequential import Design, decide_sequence
 from twinbench.ui import progress
+from twinbench.ui.cores import cores_label
 
 from . import test_analysis_fakes as fakes
 
@@ -193,7 +194,7 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _decided(body: dict[str, Any]) -> list[str]:
     return [
-        screen.cores_label(s["series"], 2)
+        cores_label(s["series"], 2)
         for s in body["series"]
         if s["decision"] and s["decision"]["outcome"] != "undecided"
     ]
@@ -301,12 +302,12 @@ def test_verbose_brings_back_every_run_and_the_tables(tmp_path, monkeypatch) -> 
 
 
 def test_core_counts_read_as_people_say_them() -> None:
-    assert screen.cores_label("cpus=null", 2) == "all (2)"
-    assert screen.cores_label("cpus=1", 2) == "1 core"
-    assert screen.cores_label("cpus=2", 8) == "2 cores"
-    assert screen.cores_label("cpus=8", 8) == "all (8)"
-    assert screen.cores_label("model=cnn cpus=null", 4) == "model=cnn all (4)"
-    assert screen.cores_label("cpus=null", None) == "all cores"
+    assert cores_label("cpus=null", 2) == "all (2)"
+    assert cores_label("cpus=1", 2) == "1 core"
+    assert cores_label("cpus=2", 8) == "2 cores"
+    assert cores_label("cpus=8", 8) == "all (8)"
+    assert cores_label("model=cnn cpus=null", 4) == "model=cnn all (4)"
+    assert cores_label("cpus=null", None) == "all cores"
 
 
 def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from frameworks.timing import RunClock
@@ -114,6 +116,27 @@ def test_paired_ratios_get_the_exact_median_interval():
     assert (s.ci_low, s.ci_high) == pytest.approx((1.0, 1.1))  # ranks 0 and 7 for n = 8
     with pytest.raises(ValueError, match="length"):
         stats.paired_ratio([1.0, 2.0], [1.0])
+
+
+def test_pairs_from_several_sessions_take_the_session_as_the_unit():
+    # Two sessions whose pairs agree within each (0.50 and 0.60 every time): eight pairs each
+    # look certain counted as one sample ([0.5, 0.6]), but two sessions know little about a
+    # third: a t-interval on two values (one degree of freedom, t = 12.7) around sqrt(0.3).
+    ratios = [0.5] * 8 + [0.6] * 8
+    s = stats.sessions_ratio(ratios, ["s1"] * 8 + ["s2"] * 8)
+    assert s.n == 2 and s.median == pytest.approx(math.sqrt(0.3))
+    half = stats.t_quantile(0.975, 1) * abs(math.log(0.6 / 0.5)) / 2
+    assert (s.ci_low, s.ci_high) == pytest.approx(
+        (math.sqrt(0.3) * math.exp(-half), math.sqrt(0.3) * math.exp(half))
+    )
+    assert s.ci_low < 0.5 and s.ci_high > 1.0  # wider than the pooled pairs' [0.5, 0.6]
+    # Each session counts once however many pairs it holds: its median is its value.
+    many = stats.sessions_ratio([0.5] * 30 + [0.6] * 3, ["s1"] * 30 + ["s2"] * 3)
+    assert many.median == pytest.approx(math.sqrt(0.3))
+    with pytest.raises(ValueError, match="two sessions"):
+        stats.sessions_ratio([0.5, 0.6], ["s1", "s1"])
+    with pytest.raises(ValueError, match="per session"):
+        stats.sessions_ratio([0.5, 0.6], ["s1"])
 
 
 def test_two_separate_groups_of_runs_are_flagged_and_one_group_is_not():

@@ -170,6 +170,46 @@ def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CON
     return summarize(a / b, confidence)
 
 
+def sessions_ratio(
+    ratios: Sequence[float], sessions: Sequence[str], confidence: float = CONFIDENCE
+) -> Summary:
+    """Paired ratios measured in several sessions (sweeps), summarised with the session as the
+    unit: each session's median log ratio is one value, and the interval is a t-interval over
+    those values around their mean (n: the number of sessions; median: the interval's centre).
+
+    Pairs share a session's minutes, and a host's phase moves a whole session: on 2026-12-06 the
+    2-core mlp comparison's fourteen sweeps had medians from 1.01 to 1.12 while each sweep's own
+    pairs spread far less. Counted as one sample, the pooled pairs' interval disagreed with a
+    held-out half of the sweeps in 13% of splits where a valid 95% interval disagrees in 5%;
+    one value per session, in 2.8% (docs/findings/2026-12-06-sessions-as-units.md).
+    """
+    r = np.asarray(ratios, float)
+    if r.size != len(sessions) or r.size == 0 or (r <= 0).any():
+        raise ValueError("one positive ratio per session label is needed")
+    by_session: dict[str, list[float]] = {}
+    for value, session in zip(np.log(r), sessions, strict=True):
+        by_session.setdefault(session, []).append(float(value))
+    values = np.array([np.median(v) for v in by_session.values()])
+    k, centre = values.size, float(values.mean())
+    if k < 2:
+        raise ValueError("a ratio over sessions needs at least two sessions")
+    half = t_quantile(0.5 + confidence / 2, k - 1) * float(values.std(ddof=1)) / np.sqrt(k)
+    point, lo, hi = (float(np.exp(x)) for x in (centre, centre - half, centre + half))
+    return Summary(
+        n=k,
+        median=point,
+        mean=point,
+        stdev=float(np.exp(values).std(ddof=1)),
+        min=float(np.exp(values.min())),
+        max=float(np.exp(values.max())),
+        ci_low=lo,
+        ci_high=hi,
+        confidence=confidence,
+        rel_ci_width=(hi - lo) / point,
+        unstable=(hi - lo) / point > UNSTABLE_REL_WIDTH,
+    )
+
+
 MODES_ALPHA = 0.05  # false-alarm rate of the gap test on a normal sample
 MIN_MODE_SHARE = 0.2  # each side of the gap holds at least 20% of the runs (and at least 2)
 NULL_DRAWS = 2000

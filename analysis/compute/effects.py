@@ -7,7 +7,7 @@
 Ratios of medians with Welch t-intervals on the logs of the repeats (twinbench.stats.ratio_ci); a
 framework ratio whose runs were interleaved (an interleaved sweep's pair_id) is instead the
 median of the pairs' ratios with its exact order-statistic interval (analysis/compute/paired.py's
-rule).
+rule); pairs from several sweeps take the sweep as the unit (twinbench.stats.sessions_ratio).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.compute import paired
 from analysis.load import backends
 from twinbench import stats
 
@@ -41,7 +42,9 @@ INT_COLUMNS = (
     "n_reference",
     "n_other",
     "ratio_pairs",
+    "ratio_sweeps",
     "steady_step_ratio_pairs",
+    "steady_step_ratio_sweeps",
 )
 
 
@@ -63,28 +66,37 @@ def _ratio(a: list[float], b: list[float]) -> tuple[float, float, float]:
 
 def _paired(
     a: list[float], a_ids: list[str | None], b: list[float], b_ids: list[str | None]
-) -> tuple[float, float, float, int] | None:
+) -> tuple[float, float, float, int, int] | None:
     """Median of the ratios of runs measured back to back (one pair_id), with the exact
-    order-statistic interval; None below two pairs, where independent repeats decide instead."""
+    order-statistic interval; None below two pairs, where independent repeats decide instead.
+    Pairs from two or more sweeps are not one sample (a session's phase moves all its pairs):
+    each sweep gives one value and the interval is over sweeps. The last two items: the pairs,
+    and the sweeps they came from."""
     b_by_pair = {p: v for p, v in zip(b_ids, b, strict=True) if p is not None}
-    matched = [(v, b_by_pair[p]) for p, v in zip(a_ids, a, strict=True) if p in b_by_pair]
+    matched = [(p, v / b_by_pair[p]) for p, v in zip(a_ids, a, strict=True) if p in b_by_pair]
     if len(matched) < 2:
         return None
-    s = stats.paired_ratio([m[0] for m in matched], [m[1] for m in matched])
-    return s.median, s.ci_low, s.ci_high, len(matched)
+    sweeps = [paired.series_of(p) for p, _ in matched]
+    ratios = [r for _, r in matched]
+    if len(set(sweeps)) > 1:
+        s = stats.sessions_ratio(ratios, sweeps)
+    else:
+        s = stats.paired_ratio(ratios, [1.0] * len(ratios))
+    return s.median, s.ci_low, s.ci_high, len(matched), len(set(sweeps))
 
 
-def _ratio_of(a: pd.Series, b: pd.Series, kind: str) -> tuple[float, float, float, int]:
+def _ratio_of(a: pd.Series, b: pd.Series, kind: str) -> tuple[float, float, float, int, int]:
     """reference / other for samples `kind` ("" or "step_"): paired where the runs were
     interleaved (the machine's drift cancels within a pair), else a ratio of medians over
-    independent repeats. The last item is the number of pairs (0: not paired)."""
+    independent repeats. The last items are the number of pairs (0: not paired) and of the
+    sweeps they came from."""
     samples = "samples" if kind == "" else "step_samples"
     ids = "sample_pairs" if kind == "" else "step_pairs"
     if ids in a and ids in b and isinstance(a[ids], list) and isinstance(b[ids], list):
-        paired = _paired(a[samples], a[ids], b[samples], b[ids])
-        if paired is not None:
-            return paired
-    return (*_ratio(a[samples], b[samples]), 0)
+        found = _paired(a[samples], a[ids], b[samples], b[ids])
+        if found is not None:
+            return found
+    return (*_ratio(a[samples], b[samples]), 0, 0)
 
 
 def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -> str:
@@ -161,8 +173,8 @@ def _label(row: pd.Series) -> str:
 
 def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
     """One reference configuration `a` against one other `b`: times and their ratio a / b."""
-    ratio, lo, hi, pairs = _ratio_of(a, b, "")
-    step, step_lo, step_hi, step_pairs = _ratio_of(a, b, "step_")
+    ratio, lo, hi, pairs, sweeps = _ratio_of(a, b, "")
+    step, step_lo, step_hi, step_pairs, step_sweeps = _ratio_of(a, b, "step_")
     return {
         "reference": a["backend"],
         "other": b["backend"],
@@ -180,10 +192,12 @@ def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
         "ratio_ci_low": lo,
         "ratio_ci_high": hi,
         "ratio_pairs": pairs,  # interleaved pairs behind the ratio; 0: independent repeats
+        "ratio_sweeps": sweeps,  # the sweeps they came from; above 1: the sweep is the unit
         "steady_step_ratio": step,
         "steady_step_ratio_ci_low": step_lo,
         "steady_step_ratio_ci_high": step_hi,
         "steady_step_ratio_pairs": step_pairs,
+        "steady_step_ratio_sweeps": step_sweeps,
         "verdict": _verdict(ratio, lo, hi, width, a["backend"], b["backend"]),
     }
 

@@ -58,7 +58,13 @@ def _interval(row: pd.Series, prefix: str) -> str:
     note = ", includes 1: no clear difference" if lo <= 1 <= hi else ""
     names = _names(row)
     pair = f"{names[row['reference']]}/{names[row['other']]}"
-    return f"95% CI of {pair} [{lo:.2f}, {hi:.2f}]{note}"
+    return f"95% CI of {pair} [{lo:.2f}, {hi:.2f}]{over_sweeps(row, prefix)}{note}"
+
+
+def over_sweeps(row: pd.Series, prefix: str) -> str:
+    """' over N sweeps' where the interval took each of N sweeps' pairs as one value."""
+    sweeps = row.get(f"{prefix}_sweeps")
+    return f" over {int(sweeps)} sweeps" if pd.notna(sweeps) and sweeps > 1 else ""
 
 
 def _phrase(row: pd.Series, prefix: str, metric: str) -> str:

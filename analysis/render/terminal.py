@@ -126,7 +126,7 @@ def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]
     rows = []
     for _, r in fe.iterrows():
         ci = (
-            f"[{r['ratio_ci_low']:.2f}, {r['ratio_ci_high']:.2f}]"
+            f"[{r['ratio_ci_low']:.2f}, {r['ratio_ci_high']:.2f}]{verdict.over_sweeps(r, 'ratio')}"
             if not math.isnan(r["ratio_ci_low"])
             else "-"
         )
@@ -175,8 +175,10 @@ def failure_lines(an: Analysis) -> list[str]:
 def decided_lines(an: Analysis, printed_below: bool) -> list[str] | None:
     """Where the inputs hold a deciding sweep's decisions, they are the verdict: their
     intervals hold at every look, which the per-table intervals over a few runs do not claim.
+    Several sweeps of one comparison are each one decision, never pooled (a host's phase moves a
+    whole session): their outcomes are counted and the latest is shown.
     None: nothing was decided sequentially (the per-table intervals' verdict leads)."""
-    found = decisions.rows(an.options.inputs)
+    found = decisions.rows(an.options.inputs, an.runs)
     if not found and not printed_below:
         return None
     lead = (
@@ -185,8 +187,27 @@ def decided_lines(an: Analysis, printed_below: bool) -> list[str] | None:
     )
     if printed_below:
         return [lead.replace("decisions", "decisions printed below", 1), ""]
-    rows = [f"  {r['series']}: {r['compared']} {r['interval']}: {r['outcome']}" for r in found]
-    return [lead + ":", *rows, ""]
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in found:
+        groups.setdefault((r["workloads"], r["cores"], r["compared"]), []).append(r)
+    several = any(len(rs) > 1 for rs in groups.values())
+    lines = [lead + ("; a comparison's sweeps are counted, not pooled:" if several else ":")]
+    for (workloads, cores, compared), rs in groups.items():
+        name = f"{workloads} {cores}".strip()
+        if len(rs) == 1:
+            r = rs[0]
+            lines.append(f"  {name}: {compared} {r['interval']}: {r['outcome']}")
+            continue
+        latest = max(rs, key=lambda r: r["sweep"])  # sweep folders are named by their start
+        kinds = [r["kind"] for r in rs]
+        tally = ", ".join(f"{kind} {kinds.count(kind)}" for kind in dict.fromkeys(kinds))
+        ratios = [r["ratio"] for r in rs]
+        lines.append(
+            f"  {name}: {compared} in {len(rs)} sweeps, ratios {min(ratios):.3f}-"
+            f"{max(ratios):.3f}: {tally}"
+        )
+        lines.append(f"    latest, {latest['sweep']}: {latest['interval']}: {latest['outcome']}")
+    return [*lines, ""]
 
 
 def render(an: Analysis, with_failures: bool = True, decided_below: bool = False) -> str:

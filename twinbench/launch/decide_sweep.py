@@ -27,6 +27,7 @@ from twinbench.measure import noise
 from twinbench.result import results
 from twinbench.sequential import Design, load_design
 from twinbench.ui import progress
+from twinbench.ui.cores import cores_label
 
 Key = tuple[str, ...]
 
@@ -162,7 +163,7 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
         # Said before the first pair: a margin below the floor cannot be decided. The first
         # screen says only that warning; verbose=true says the floor itself too.
         if series.floor and (not shown or "WARNING" in series.floor):
-            name = screen.cores_label(series.label, all_cores) if shown else series.label
+            name = cores_label(series.label, all_cores) if shown else series.label
             print(f"decide: {name}: {series.floor}", flush=True)
     most = max((s.max_pairs for s in tracker.series.values()), default=0)
     print(screen.design_line(design.__dict__, most), flush=True)
@@ -227,7 +228,7 @@ def _progress(tracker: Tracker, all_cores: int | None, running: Key | None = Non
     if running is not None:
         s = tracker.series[running]
         n = len(s.ratios[s.design.measure]) + s.incomplete + 1
-        doing = f"pair {n} of {screen.cores_label(s.label, all_cores)}"
+        doing = f"pair {n} of {cores_label(s.label, all_cores)}"
     return screen.progress_text(series, all_cores, spent, tracker.design.total_seconds, doing)
 
 
@@ -241,7 +242,7 @@ def resume(tracker: Tracker, sweep_dir: Path, all_cores: int | None) -> dict[Key
     except ValueError as exc:
         fail(str(exc))
     counted = [
-        f"{screen.cores_label(tracker.series[key].label, all_cores)} {n} pair{'s' * (n != 1)}"
+        f"{cores_label(tracker.series[key].label, all_cores)} {n} pair{'s' * (n != 1)}"
         for key, n in skip.items()
         if n
     ]

@@ -36,6 +36,7 @@ from frameworks.registry import REPORT_REFERENCE
 from twinbench import stats
 from twinbench.launch import rerun
 from twinbench.sequential import DESIGN_NAMES, Decision
+from twinbench.ui.cores import cores_label, count_label
 from twinbench.ui.progress import duration
 
 MAX_LINES = 40  # the first screen's length, progress line and a few warnings included
@@ -74,30 +75,6 @@ def screen_only(config: Any) -> bool:
 
 def design_name(pairing: str | None) -> str:
     return DESIGNS.get(pairing or "sequential", f"{pairing} pairs")
-
-
-def cores_label(label: str, all_cores: int | None) -> str:
-    """A series label as people say it: `cpus=1` -> `1 core`, `cpus=null` -> `all (2)`."""
-
-    def one(token: str) -> str:
-        key, _, value = token.partition("=")
-        if key.lstrip("+~") != "cpus":
-            return token
-        if value in ("null", "None", ""):
-            return f"all ({all_cores})" if all_cores else "all cores"
-        if value.isdigit():
-            n = int(value)
-            if all_cores and n == all_cores:
-                return f"all ({n})"
-            return "1 core" if n == 1 else f"{n} cores"
-        return token
-
-    return " ".join(one(t) for t in label.split())
-
-
-def count_label(cores: int, all_cores: int | None) -> str:
-    """A record's core count as people say it."""
-    return cores_label(f"cpus={cores}", all_cores)
 
 
 def design_line(design: dict[str, Any], most_pairs: int) -> str:

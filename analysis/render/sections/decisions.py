@@ -15,20 +15,48 @@ from analysis.compute.pipeline import Analysis
 from analysis.render.htmlkit import Col, esc, table_html
 from analysis.render.page import Page, Section
 from twinbench.sequential import Decision, Design, decide_sequence
+from twinbench.ui.cores import cores_label
 
 ID = "decisions"
 FILE = "decisions.json"  # the name twinbench/launch/decide.py writes (the core is not imported)
 
 
-def rows(inputs: list[Path]) -> list[dict[str, Any]]:
-    """One row per decided series in the inputs' decisions.json files."""
-    out = []
-    for folder in inputs:
-        path = Path(folder) / FILE
-        if not path.is_file():
+def files(inputs: list[Path]) -> list[Path]:
+    """Every decisions.json in or below the inputs (a results folder holds many sweeps), in the
+    order found, each once."""
+    found: dict[Path, None] = {}
+    for given in inputs:
+        folder = Path(given)
+        if not folder.is_dir():
             continue
+        for path in [folder / FILE, *sorted(folder.rglob(FILE))]:
+            if path.is_file():
+                found.setdefault(path.resolve(), None)
+    return list(found)
+
+
+def _sweep_runs(runs: pd.DataFrame | None, sweep: Path) -> tuple[str, int | None]:
+    """The workloads of the runs in a sweep's folder and the most cores they ran on (what
+    `cpus=null` meant there): ('', None) where the runs are not among the inputs."""
+    if runs is None or runs.empty or "path" not in runs:
+        return "", None
+    inside = runs[[Path(str(p)).resolve().is_relative_to(sweep) for p in runs["path"]]]
+    if inside.empty:
+        return "", None
+    cores = pd.to_numeric(inside["cpus"], errors="coerce").max()
+    workloads = ", ".join(sorted({str(w) for w in inside["workload"].dropna()}))
+    return workloads, (int(cores) if pd.notna(cores) else None)
+
+
+def rows(inputs: list[Path], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """One row per decided series in the decisions.json files in or below the inputs, each
+    naming its sweep (the folder), the workloads of its runs among `runs` and its core count
+    as people say it."""
+    out = []
+    for path in files(inputs):
         body = json.loads(path.read_text())
         design = Design(**{"pairing": "sequential", **body["design"]})  # older files: no pairing
+        workloads, all_cores = _sweep_runs(runs, path.parent)
         for s in body["series"]:
             if s["decision"] is None:
                 continue
@@ -38,10 +66,17 @@ def rows(inputs: list[Path]) -> list[dict[str, Any]]:
             o = decide_sequence(beside, design, d.stopped_by) if beside else None
             out.append(
                 {
+                    "sweep": path.parent.name,
+                    "workloads": workloads,
                     "series": s["series"],
+                    "cores": cores_label(s["series"], all_cores),
                     "compared": f"{s['a']} / {s['b']}",
                     "outcome": d.verdict(s["a"], s["b"]),
+                    "kind": {"a_faster": f"{s['a']} faster", "b_faster": f"{s['b']} faster"}.get(
+                        d.outcome, d.outcome if d.outcome == "equivalent" else "undecided"
+                    ),
                     "interval": d.interval(),
+                    "ratio": d.ratio,
                     "measure": d.measure,
                     "pairs": d.pairs,
                     "stopped_by": d.stopped_by,
@@ -55,21 +90,25 @@ def rows(inputs: list[Path]) -> list[dict[str, Any]]:
 
 
 def write(page: Page, an: Analysis) -> None:
-    found = rows(an.options.inputs)
+    found = rows(an.options.inputs, an.runs)
     if not found:
         return
     page.add(f'<h2 id="{ID}">Decided comparisons</h2>')
     page.add(
         "<p>Each series was measured pair by pair and stopped once its 95% confidence sequence "
         "on the mean log time ratio decided (faster beyond the margin, or equivalent within it) "
-        f"or its budget ran out. Margin: +-{esc(f'{_margin(an):.0%}')}.</p>"
+        f"or its budget ran out. Margin: +-{esc(f'{_margin(an):.0%}')}. One row per sweep: "
+        "sweeps of the same comparison are not pooled, since a host's phase moves a whole "
+        "session (the framework effect's intervals take each sweep as one value).</p>"
     )
     df = pd.DataFrame(found)
     page.add(
         table_html(
             df,
             [
-                Col("series", "series"),
+                Col("sweep", "sweep"),
+                Col("workloads", "workload"),
+                Col("cores", "cores"),
                 Col("compared", "A / B"),
                 Col("outcome", "outcome"),
                 Col("interval", "ratio A/B and interval"),
@@ -87,10 +126,8 @@ def write(page: Page, an: Analysis) -> None:
 
 
 def _margin(an: Analysis) -> float:
-    for folder in an.options.inputs:
-        path = Path(folder) / FILE
-        if path.is_file():
-            return float(json.loads(path.read_text())["design"]["margin"])
+    for path in files(an.options.inputs):
+        return float(json.loads(path.read_text())["design"]["margin"])
     return float("nan")
 
 

@@ -29,6 +29,7 @@ FW_COLS = [
     Col("ratio_ci_low", "95% CI low", "x"),
     Col("ratio_ci_high", "95% CI high", "x"),
     Col("ratio_pairs", "interleaved pairs (0: ratio of medians)", "g"),
+    Col("ratio_sweeps", "sweeps (above 1: one value each)", "g"),
     Col("steady_step_ratio", "steady step reference / other", "x"),
     Col("verdict", "verdict"),
 ]
@@ -49,7 +50,9 @@ def write(page: Page, an: Analysis) -> None:
         f"<p>The reference backend's ({ref}) {esc(an.metric_name)} / each other backend's, on "
         "the same machine, workload, device, cores and threads (below 1: the reference is "
         "faster; <code>--reference</code> chooses another). Intervals: where the runs were "
-        "interleaved, the exact interval of the pairs' ratios; else a 95% Welch t-interval on "
+        "interleaved, the exact interval of the pairs' ratios, or, where the pairs come from "
+        "several sweeps, a t-interval over the sweeps with each sweep's median one value (a "
+        "session's phase moves all its pairs); else a 95% Welch t-interval on "
         "the logs of the repeats, around the ratio of medians (twinbench.stats.ratio_ci; wide "
         "with two or three runs a side); none with a single run per side. The chart shows "
         "each backend's default settings; the table lists every pair of settings variants.</p>"
