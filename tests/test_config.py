@@ -40,6 +40,7 @@ def test_explicit_budget_and_epochs_override_the_defaults(compose):
         (["interop_threads=-2"], "interop_threads must be at least 1"),
         (["epochs=0"], "epochs must be at least 1"),
         (["device=tpu"], "unknown device 'tpu'; choose one of: cpu, cuda"),
+        (["measure.peak_probe_min_share=90"], "must be a number above 0 and at most 1, got 90"),
         # `hydra.sweeper.params.cpus=null` reaches each job as the text 'None'
         (["cpus=None"], "how a sweep parameter given as null reaches a job: write cpus=null"),
         # refused only inside the worker, after its framework had loaded (2026-12-06)

@@ -26,6 +26,22 @@ def test_the_rate_is_the_median_of_the_timed_repeats_never_the_best():
     assert rate["gflops"] == 1.0  # the best-of would say 4.0
 
 
+def test_the_rate_carries_the_share_of_its_cores_the_probe_had():
+    now, cpu = [0], [0]
+
+    def op():  # 100 ns of wall each, of which the process ran 50: its core was shared
+        now[0] += 100
+        cpu[0] += 50
+
+    rate = peak.median_rate(
+        op, 100.0, 3, 1e-8, clock=lambda: now[0], cpu_clock=lambda: cpu[0], cores=1
+    )
+    assert rate["core_share"] == pytest.approx(0.5)
+    two = peak.median_rate(op, 100.0, 3, 1e-8, clock=lambda: now[0], cpu_clock=lambda: cpu[0],
+                           cores=2)  # fmt: skip
+    assert two["core_share"] == pytest.approx(0.25)  # one thread's worth of two cores, halved
+
+
 def test_isa_limit_is_cores_times_clock_times_two_fma_units_of_the_widest_isa():
     assert peak.isa_limit(2, {"avx512f", "fma", "avx"}, 2500.0)["gflops"] == 2 * 2.5 * 64
     assert peak.isa_limit(4, {"fma", "avx"}, 3000.0)["gflops"] == 4 * 3.0 * 32
@@ -90,6 +106,54 @@ def test_each_frameworks_gemm_beside_the_machine_peak_is_the_kernel_library_effe
     assert torch["kernel_library_effect"] == pytest.approx(200 / 460)
     assert torch["fraction_of_framework_gemm"] == pytest.approx(0.25)
     assert peak.framework_ceiling(machine, "tensorflow", 50.0)["kernel_library_effect"] == 1.0
+
+
+def test_a_probe_that_shared_its_cores_serves_its_run_but_is_never_cached(tmp_path, fake_probes):
+    # README command 1 on a machine with no cache: both workers of a resident pair start at
+    # once, and the first probe ran beside its partner at half the rate (2026-12-06).
+    _, run_probe = fake_probes
+
+    def shared_numpy(lib, *args):
+        return run_probe(lib, *args) | {"core_share": 0.5 if lib == "numpy" else 0.99}
+
+    said: list[str] = []
+    kw = {"cache_dir": tmp_path, "say": said.append}
+    first = peak.machine_peak("Test CPU x8", 2, run_probe=shared_numpy, **kw)
+    assert first["machine_peak_gflops"] == 460.0 and first["shared_cores"] == {"numpy": 0.5}
+    assert first["cached"] is False and first["cache_file"] is None
+    assert "shared its 2 core(s) with other work (numpy 50% of them)" in said[-1]
+    assert not list(tmp_path.glob("*.json"))  # nothing a later run would read
+    again = peak.machine_peak("Test CPU x8", 2, run_probe=run_probe, **kw)
+    assert again["cached"] is False and again["shared_cores"] == {}  # measured again, quiet
+    assert peak.machine_peak("Test CPU x8", 2, run_probe=run_probe, **kw)["cached"] is True
+    # a share as low as the configured least is still cached
+    low = peak.machine_peak("Test CPU x4", 2, run_probe=shared_numpy, min_share=0.5, **kw)
+    assert low["cache_file"] is not None
+
+
+def test_probes_take_turns_and_a_waiting_one_reads_what_the_first_measured(tmp_path):
+    import threading
+
+    inside, overlapped, calls = [0], [False], []
+
+    def slow_probe(lib, *args):
+        inside[0] += 1
+        overlapped[0] |= inside[0] > 1
+        threading.Event().wait(0.02)
+        calls.append(lib)
+        inside[0] -= 1
+        return {"library": lib, "kernel": lib, "gflops": 1.0, "core_share": 1.0}
+
+    def one():
+        peak.machine_peak("Test CPU x8", 1, cache_dir=tmp_path, run_probe=slow_probe)
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not overlapped[0]
+    assert len(calls) == len(peak.LIBRARIES)  # the second found the first's peak in the cache
 
 
 def test_a_real_probe_runs_in_its_own_process_and_reports_a_median():

@@ -190,3 +190,22 @@ def test_a_run_reports_its_steady_step_against_the_cached_limit(tmp_path, compos
     steady = r["timing"]["steady_step_s"]["median"]
     assert s["steady_step_s"] == steady
     assert s["fraction_of_speed_of_light"] == pytest.approx(limit["sol_step_s"] / steady)
+
+
+def test_a_limit_whose_probe_shared_its_cores_is_used_once_and_never_cached(tmp_path):
+    calls = []
+    quiet = _fake_probe(calls, dict.fromkeys(sol.peak.LIBRARIES, 1.0))
+
+    def shared(lib, *args):  # torch's kernels timed beside other work: 60% of its cores
+        found = quiet(lib, *args)
+        share = 0.6 if lib == "torch" else 1.0
+        return found | {"kernels": [k | {"core_share": share} for k in found["kernels"]]}
+
+    products = models.get("mlp").flop_products(**MLP)
+    first = sol.speed_of_light("Test CPU", 2, "mlp", products, 128, cache_dir=tmp_path,
+                               run_probe=shared)  # fmt: skip
+    assert first["shared_cores"] == {"torch": 0.6} and first["cache_file"] is None
+    assert not list(tmp_path.glob("*.json"))
+    again = sol.speed_of_light("Test CPU", 2, "mlp", products, 128, cache_dir=tmp_path,
+                               run_probe=quiet)  # fmt: skip
+    assert again["cached"] is False and again["shared_cores"] == {} and again["cache_file"]

@@ -62,6 +62,12 @@ def positive_number(optional: bool = False) -> Check:
     return check
 
 
+def share(key: str, value: Any) -> None:
+    """A share of a whole, above 0 and at most 1."""
+    if not _is_number(value) or not 0 < value <= 1:
+        raise ConfigError(f"{key} must be a number above 0 and at most 1, got {value!r}")
+
+
 def repeat_count(key: str, value: Any) -> None:
     """A whole number of repeats, or `auto`: repeat until the interval is narrow (adaptive.py)."""
     if value == "auto":
@@ -153,6 +159,7 @@ MEASURE: dict[str, Check] = {
     "peak_probe_seconds": positive_number(),
     "peak_probe_repeats": whole(1),
     "peak_probe_repeat_s": positive_number(),
+    "peak_probe_min_share": share,
     "peak_cache_dir": text(optional=True),
     "kernel_probe": boolean,
     "kernel_probe_timeout_s": positive_number(),

@@ -15,6 +15,15 @@ and tests after the first reuse it.
 Where the ISA and clock can be read, the probe is checked against cores x clock x FLOPs per
 cycle (two FMA units of the widest vector ISA): a probe above that limit is flagged.
 
+A probe must have its cores to itself. Two workers that start at once (a resident or fresh pair
+in turns) would probe side by side: the second waits on a lock beside the cache and then reads
+what the first measured. Each probe also measures its share of its cores (CPU time over wall
+time and cores, over the timed repeats); a probe that had less than `min_share` of them shared
+them with something else, and its peak serves the run that measured it but is never cached. On
+2026-12-06 README command 1, on a machine with no cache, cached 50 GFLOP/s on 1 core of the
+Zen 5 and 89 on 2, where the quiet probe gives 111 and 205: every fraction of peak after it
+read double.
+
 Usage (the worker calls `machine_peak`): python -m twinbench.measure.peak probe <library> <size>
 <repeats>
 """
@@ -38,7 +47,9 @@ from frameworks import probes
 
 # The neutral BLAS and every runtime the registry names (frameworks/probes): not a fixed pair.
 LIBRARIES = probes.libraries()
-CACHE_VERSION = 1
+# 2 (2026-12-06): probes measure their share of the cores; peaks cached before may be halved
+CACHE_VERSION = 2
+MIN_CORE_SHARE = 0.9  # conf measure.peak_probe_min_share: quiet probes have 0.98-1.0 here
 # fp32 FLOPs per cycle per core: 2 FMA units x lanes x 2 (multiply and add).
 FLOPS_PER_CYCLE = (("avx512f", 2 * 16 * 2), ("fma", 2 * 8 * 2), ("avx", 8 + 8), ("sse2", 4 + 4))
 
@@ -58,25 +69,33 @@ def median_rate(
     repeats: int,
     min_repeat_s: float,
     clock: Callable[[], int] = time.perf_counter_ns,
+    cpu_clock: Callable[[], int] = time.process_time_ns,
+    cores: int | None = None,
 ) -> dict[str, Any]:
     """Median GFLOP/s over `repeats` timed repeats of `inner` calls each (inner chosen from one
-    warm-up call so a repeat lasts about `min_repeat_s`)."""
+    warm-up call so a repeat lasts about `min_repeat_s`), and the share of its `cores` (default:
+    this process' affinity) the process had over the timed repeats."""
     op()  # warm-up: thread-pool start, kernel selection, page faults
     t0 = clock()
     op()
     one = max(clock() - t0, 1)
     inner = max(1, round(min_repeat_s * 1e9 / one))
     rates = []
+    wall0, cpu0 = clock(), cpu_clock()
     for _ in range(repeats):
         t0 = clock()
         for _ in range(inner):
             op()
         rates.append(inner * flop / max(clock() - t0, 1))  # flop per ns = GFLOP/s
+    wall, cpu = max(clock() - wall0, 1), cpu_clock() - cpu0
+    cores = cores or len(os.sched_getaffinity(0))
     return {
         "gflops": statistics.median(rates),
         "samples_gflops": rates,
         "inner": inner,
         "spread": (max(rates) - min(rates)) / statistics.median(rates),
+        # one thread per core (the caller's thread variables): below 1, descheduled for a while
+        "core_share": cpu / (wall * cores),
     }
 
 
@@ -172,6 +191,21 @@ def _run_probe(
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@contextlib.contextmanager
+def probe_lock(cache_dir: Path):
+    """One probe at a time on this machine (a lock file beside the cached peaks): a probe beside
+    another measures its cores shared. Held while probing only; a cache hit never waits."""
+    import fcntl
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(cache_dir / ".probe.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def read_cache(path: Path, want: dict[str, Any]) -> dict[str, Any] | None:
     """The probe record cached at `path` if it was measured with the settings in `want`
     (marked `cached`), else None: a changed probe setting means measuring again."""
@@ -196,13 +230,17 @@ def machine_peak(
     run_probe: Callable[..., dict[str, Any]] = _run_probe,
     say: Callable[[str], None] | None = None,
     precision: str = "float32",
+    min_share: float = MIN_CORE_SHARE,
 ) -> dict[str, Any]:
     """The machine's GEMM peak on `cores` cores (this process' affinity), from the cache or
     measured now: every installed library's median GEMM rate, the best one, the ISA limit.
     `say` hears which library is being probed (each is a fresh process: seconds each).
     precision="bfloat16" times bfloat16 GEMMs instead, in the libraries that have one (not
-    numpy), cached apart: a bfloat16 run's fraction of peak is then against bfloat16's peak."""
-    path = _cache_file(cache_dir or default_cache_dir(), fingerprint, cores, precision)
+    numpy), cached apart: a bfloat16 run's fraction of peak is then against bfloat16's peak.
+    Measured under probe_lock; not cached where a library's probe had less than `min_share` of
+    its cores (`shared_cores` names them)."""
+    cache_dir = Path(cache_dir or default_cache_dir())
+    path = _cache_file(cache_dir, fingerprint, cores, precision)
     want = {"version": CACHE_VERSION, "size": size, "repeats": repeats, "libraries": [*libraries]}
     extra: dict[str, Any] = {}
     if precision != "float32":
@@ -212,6 +250,32 @@ def machine_peak(
     cached = read_cache(path, want)
     if cached is not None:
         return cached
+    with probe_lock(cache_dir):
+        # a probe that held the lock while this one waited may have measured it
+        cached = read_cache(path, want)
+        if cached is not None:
+            return cached
+        return _measure(
+            path, want, min_repeat_s, fingerprint, cores, libraries, min_share, run_probe, say,
+            extra,
+        )  # fmt: skip
+
+
+def _measure(
+    path: Path,
+    want: dict[str, Any],
+    min_repeat_s: float,
+    fingerprint: str,
+    cores: int,
+    libraries: tuple[str, ...],
+    min_share: float,
+    run_probe: Callable[..., dict[str, Any]],
+    say: Callable[[str], None] | None,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """machine_peak's measurement, under its lock: every library's probe, then the record,
+    written to the cache unless a probe shared its cores."""
+    size, repeats = want["size"], want["repeats"]
     installed = [lib for lib in libraries if importlib.util.find_spec(lib) is not None]
     per_library = {}
     for i, lib in enumerate(installed, 1):
@@ -223,6 +287,11 @@ def machine_peak(
     mhz, clock_source = read_clock_mhz()
     limit = isa_limit(cores, _cpu_flags(), mhz) | {"clock_source": clock_source}
     peak = rated[best] if best else None
+    shared = {
+        lib: v["core_share"]
+        for lib, v in per_library.items()
+        if v.get("core_share") is not None and v["core_share"] < min_share
+    }
     record = {
         "probe": {**want, "min_repeat_s": min_repeat_s},
         "fingerprint": fingerprint,
@@ -233,9 +302,18 @@ def machine_peak(
         "isa_limit": limit,
         "exceeds_isa_limit": bool(peak and limit.get("gflops") and peak > limit["gflops"]),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        # A loaded machine caches a low peak: the load says so; delete the file to re-measure.
         "load_average": list(os.getloadavg()),
+        # library -> its share of the cores, where below min_share: this peak is not cached
+        "shared_cores": shared,
     }
+    if shared:
+        if say is not None:
+            shares = ", ".join(f"{lib} {share:.0%}" for lib, share in shared.items())
+            say(
+                f"the GEMM probe shared its {cores} core(s) with other work ({shares} of them): "
+                "its peak serves this run only and is not cached"
+            )
+        return record | {"cached": False, "cache_file": None}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(record, indent=1))

@@ -43,7 +43,7 @@ from frameworks import probes
 from models.flops import Product
 from twinbench.measure import peak
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2 (2026-12-06): probes measure their share of the cores (peak.py)
 CONV_OPS = ("conv2d", "conv2d_input_grad", "conv2d_weight_grad")
 
 
@@ -153,7 +153,7 @@ def probe(
         rate = peak.median_rate(op, kernel.flop, repeats, min_repeat_s)
         seconds = kernel.flop / (rate["gflops"] * 1e9)
         timed.append(
-            entry | {"seconds": seconds, "gflops": rate["gflops"], "spread": rate["spread"]}
+            entry | {k: rate[k] for k in ("gflops", "spread", "core_share")} | {"seconds": seconds}
         )
     return {"library": library, "kernel": peak._gemm(library, 8)[1], "kernels": timed}
 
@@ -240,11 +240,15 @@ def speed_of_light(
     cache_dir: Path | None = None,
     libraries: tuple[str, ...] = peak.LIBRARIES,
     run_probe: Callable[..., dict[str, Any]] = _run_probe,
+    min_share: float = peak.MIN_CORE_SHARE,
 ) -> dict[str, Any]:
-    """The model's speed of light on `cores` cores, from the cache or measured now."""
+    """The model's speed of light on `cores` cores, from the cache or measured now: one probe at
+    a time on the machine, and not cached where a kernel's probe had less than `min_share` of
+    its cores (as the machine peak, twinbench/measure/peak.py)."""
     uses = kernels_of(products, batch_size)
     kernels = unique_kernels(uses)
-    path = _cache_file(cache_dir or peak.default_cache_dir(), fingerprint, cores, model, batch_size)
+    cache_dir = Path(cache_dir or peak.default_cache_dir())
+    path = _cache_file(cache_dir, fingerprint, cores, model, batch_size)
     want = {
         "version": CACHE_VERSION, "model": model, "batch_size": batch_size, "repeats": repeats,
         "libraries": [*libraries], "kernels": [[k.op, list(k.shape)] for k in kernels],
@@ -252,11 +256,21 @@ def speed_of_light(
     cached = peak.read_cache(path, want)
     if cached is not None:
         return cached
-    per_library = {
-        lib: run_probe(lib, kernels, repeats, min_repeat_s, cores)
-        for lib in libraries
-        if importlib.util.find_spec(lib) is not None
+    with peak.probe_lock(cache_dir):
+        cached = peak.read_cache(path, want)  # measured by a probe this one waited for
+        if cached is not None:
+            return cached
+        per_library = {
+            lib: run_probe(lib, kernels, repeats, min_repeat_s, cores)
+            for lib in libraries
+            if importlib.util.find_spec(lib) is not None
+        }
+    shares = {
+        lib: min(k["core_share"] for k in r.get("kernels", []) if k.get("core_share") is not None)
+        for lib, r in per_library.items()
+        if any(k.get("core_share") is not None for k in r.get("kernels", []))
     }
+    shared = {lib: share for lib, share in shares.items() if share < min_share}
     record = {
         "probe": {**want, "min_repeat_s": min_repeat_s},
         "fingerprint": fingerprint,
@@ -265,7 +279,10 @@ def speed_of_light(
         **combine(uses, per_library),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load_average": list(os.getloadavg()),  # a loaded machine caches a slow limit
+        "shared_cores": shared,  # not empty: a probe shared its cores, and this is not cached
     }  # fmt: skip
+    if shared:
+        return record | {"cached": False, "cache_file": None}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(record, indent=1))
@@ -310,6 +327,7 @@ def for_run(spec: Any, arch: dict[str, Any], fingerprint: str) -> dict[str, Any]
         repeats=int(spec.measure.get("sol_repeats", 5)),
         min_repeat_s=float(spec.measure.get("sol_repeat_s", 0.05)),
         cache_dir=Path(cache) if cache else None,
+        min_share=float(spec.measure.get("peak_probe_min_share", peak.MIN_CORE_SHARE)),
     )
 
 

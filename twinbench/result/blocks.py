@@ -157,8 +157,12 @@ class MachinePeak(Block):
     exceeds_isa_limit: bool = spec("the peak above the ISA limit (a misread clock)")
     measured: str = spec("when it was measured", "UTC ISO 8601")
     load_average: list[float] = spec("1, 5, 15-minute load when measured")
+    shared_cores: dict[str, float] = spec(
+        "libraries whose probe had less than measure.peak_probe_min_share of its cores, and "
+        "their share (not empty: this peak was not cached)"
+    )
     cached: bool = spec("read from the cache, not measured by this run")
-    cache_file: str = spec("the cache file (delete it to measure again)")
+    cache_file: str | None = spec("the cache file (delete it to measure again); None: not cached")
 
 
 @dataclass(frozen=True)
@@ -176,8 +180,12 @@ class SpeedOfLight(Block):
     flop_per_step: float = spec("FLOP of the products", "FLOP")
     measured: str = spec("when it was measured", "UTC ISO 8601")
     load_average: list[float] = spec("1, 5, 15-minute load when measured")
+    shared_cores: dict[str, float] = spec(
+        "libraries whose kernels' probes had less than measure.peak_probe_min_share of their "
+        "cores, and the least share (not empty: not cached)"
+    )
     cached: bool = spec("read from the cache, not measured by this run")
-    cache_file: str = spec("the cache file (delete it to measure again)")
+    cache_file: str | None = spec("the cache file (delete it to measure again); None: not cached")
     steady_step_s: float = spec("the run's median steady step", "s")
     fraction_of_speed_of_light: float | None = spec("sol_step_s over the steady step", "1")
     framework_sol_step_s: float | None = spec("the lower bound in this framework's kernels", "s")

@@ -137,6 +137,7 @@ def machine_peak_record(
         size=int(spec.measure.get(size_key, PEAK_PROBE_SIZE)),
         repeats=int(spec.measure.get("peak_probe_repeats", PEAK_PROBE_REPEATS)),
         min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", PEAK_PROBE_REPEAT_S)),
+        min_share=float(spec.measure.get("peak_probe_min_share", peak_module.MIN_CORE_SHARE)),
         cache_dir=Path(cache) if cache else None,
         say=say,
     )
