@@ -152,14 +152,24 @@ def test_a_resumed_deciding_sweeps_plan_counts_the_pairs_it_goes_on_from(tmp_pat
 
     sweep = tmp_path / "sweep"
     sweep.mkdir()
-    series = [{"series": "cpus=1", "wall_ratios": [1.1, 1.2, 1.15], "incomplete": 1},
-              {"series": "cpus=2", "wall_ratios": [1.0], "incomplete": 0}]  # fmt: skip
+    series = [
+        {"series": "cpus=1", "wall_ratios": [1.1, 1.2, 1.15], "incomplete": 1, "seconds": 100.0},
+        {"series": "cpus=2", "wall_ratios": [1.0], "incomplete": 0, "seconds": 50.0},
+    ]
     results.write_atomic(sweep / DECISIONS_FILE, {"design": {}, "series": series})
     line = readme_command_1s_plan(sweep)
     assert "5 pair(s) already counted" in line and "already finished" not in line
+    # the pool is 5m30s in all, of which the counted pairs spent 150 s
+    assert "within 5m30s in all, 3m00s of it left" in line
     runs = [planner.PlannedRun(sweep / str(i), {}, "key", False) for i in range(12)]
     plan = planner.Plan(runs=runs, deciding=True, resumed_pairs=5)  # without a pool
     assert "12 run(s); 5 pair(s) already counted, 2 to measure" in plan.describe()
+    # with a pool and an estimate of every run: the estimate is of the runs left, not all 12
+    plan = planner.Plan(runs=runs, deciding=True, resumed_pairs=5, resumed_seconds=30.0)
+    plan.pool_s, plan.estimate_s, plan.estimated_runs, plan.history_records = 60.0, 120.0, 12, 3
+    assert "within 1m00s in all, 30s of it left (all 2 would take 20s, from 3 earlier" in (
+        plan.describe()
+    )
 
 
 def test_a_plan_that_cannot_be_made_never_stops_the_sweep():

@@ -66,6 +66,7 @@ class Plan:
     # A deciding sweep re-run in its folder goes on from the pairs its decisions.json counted,
     # not from finished runs: a resident pair's halves leave no result.json of their own.
     resumed_pairs: int | None = None
+    resumed_seconds: float = 0.0  # the pool's seconds those pairs spent
 
     @property
     def finished(self) -> int:
@@ -80,6 +81,12 @@ class Plan:
     def pending(self) -> list[PlannedRun]:
         return [r for r in self.runs if not r.finished]
 
+    def _to_measure(self) -> int:
+        """Runs still to measure: a resumed deciding sweep's counted pairs are two runs each."""
+        if self.resumed_pairs is not None:
+            return max(0, len(self.runs) - 2 * self.resumed_pairs)
+        return len(self.pending)
+
     def describe(self) -> str:
         if self.deciding and self.pending and self.pool_s and not self.invalid_jobs:
             return self._describe_pool()
@@ -93,22 +100,27 @@ class Plan:
 
     def _describe_pool(self) -> str:
         """A deciding sweep with a pool of seconds: its bound is the pool, not its runs."""
+        pool = self.pool_s or 0.0
         text = (
             f"plan: up to {len(self.runs)} run(s), {self._done()}; each core "
             f"count stops as soon as its pairs decide, and the pairs stop within "
-            f"{format_duration(self.pool_s or 0)} in all"
+            f"{format_duration(pool)} in all"
         )
-        if self.estimated_runs == len(self.pending):
+        if self.resumed_pairs is not None:
+            left = max(0.0, pool - self.resumed_seconds)
+            text += f", {format_duration(left)} of it left"
+        left_runs = self._to_measure()
+        if self.estimated_runs == len(self.pending) and left_runs:
+            # the estimate is of every pending run; a resumed sweep has fewer left to measure
+            estimate = self.estimate_s * left_runs / max(1, len(self.pending))
             text += (
-                f" (all {len(self.pending)} would take {format_duration(self.estimate_s)}, from "
+                f" (all {left_runs} would take {format_duration(estimate)}, from "
                 f"{self.history_records} earlier record(s) on this machine)"
             )
         return text
 
     def _describe(self) -> str:
-        pending = len(self.pending)
-        if self.resumed_pairs is not None:
-            pending = max(0, len(self.runs) - 2 * self.resumed_pairs)
+        pending = self._to_measure()
         head = f"plan: {len(self.runs)} run(s); {self._done()}, {pending} to measure"
         if self.invalid_jobs:
             head += f"; {self.invalid_jobs} job(s) with an invalid config (will fail at once)"
@@ -329,13 +341,14 @@ def compose_job(
     return OmegaConf.to_container(job, resolve=True), job_dir
 
 
-def resumed_pairs(sweep_dir: Path) -> int | None:
-    """The pairs an interrupted run of this deciding sweep counted, from its decisions.json
-    (what Tracker.resume restores); None where it left none."""
+def resumed_pairs(sweep_dir: Path) -> tuple[int, float] | None:
+    """The pairs an interrupted run of this deciding sweep counted and the seconds they spent,
+    from its decisions.json (what Tracker.resume restores); None where it left none."""
     path = Path(sweep_dir) / DECISIONS_FILE
     if not path.is_file():
         return None
-    return sum(counted_pairs(s) for s in (results.read(path) or {}).get("series") or [])
+    series = (results.read(path) or {}).get("series") or []
+    return sum(map(counted_pairs, series)), sum(float(s.get("seconds") or 0) for s in series)
 
 
 def announce(config: Any) -> str:
@@ -354,8 +367,9 @@ def announce(config: Any) -> str:
         plan.deciding = bool(OmegaConf.select(config, "hydra.sweeper.decide"))
         pool = OmegaConf.select(config, "hydra.sweeper.decision.total_seconds")
         plan.pool_s = float(pool) if pool else None
-        if plan.deciding:
-            plan.resumed_pairs = resumed_pairs(sweep_dir)
+        found = resumed_pairs(sweep_dir) if plan.deciding else None
+        if found is not None:
+            plan.resumed_pairs, plan.resumed_seconds = found
         return plan.describe()
     except Exception as exc:  # the sweep must start even if its plan cannot be made
         return f"plan: not available ({type(exc).__name__}: {exc})"
