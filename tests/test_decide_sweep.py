@@ -245,6 +245,40 @@ def test_a_folder_of_several_sweeps_counts_their_decisions_and_never_pools_them(
     assert lines[1].startswith("  1 core: torch / tensorflow in 2 sweeps, ratios 0.5")
     assert "torch faster 2" in lines[1] and "latest, 2026-12-06_11-00-00: " in lines[2]
     assert "undecided 2" in lines[3]
+    # a decisions.json cut short (a full disk) is left out and named, never a traceback
+    cut = tmp_path / "sweeps" / "2026-12-06_12-00-00" / decisions.FILE
+    cut.parent.mkdir()
+    cut.write_text(body[: len(body) // 2])
+    assert len(decisions.rows([tmp_path])) == len(found)
+    (note,) = decisions.unreadable([tmp_path])
+    assert note.startswith(str(cut.resolve())) and "not a readable decisions file" in note
+
+
+def test_a_sweep_resumed_from_a_decisions_file_cut_short_is_refused_in_one_line(
+    swept: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = (swept["root"] / decide.DECISIONS_FILE).read_text()
+    (tmp_path / decide.DECISIONS_FILE).write_text(body[:100])
+    tracker = decide.Tracker(Design(**json.loads(body)["design"]), lambda _: None)
+    tracker.open(("cpus=1",), "cpus=1", 12)
+    with pytest.raises(ValueError, match=r"cannot be resumed from .*move it aside"):
+        tracker.resume(tmp_path)
+    # and the file is written whole or not at all: a disk that fills mid-write leaves the
+    # last whole file and no temporary one beside it
+    tracker.write(tmp_path)
+    whole = (tmp_path / decide.DECISIONS_FILE).read_text()
+    real_write = Path.write_text
+
+    def disk_full(path: Path, text: str, *args: Any, **kwargs: Any) -> int:
+        real_write(path, text[:50], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        tracker.write(tmp_path)
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == [decide.DECISIONS_FILE]
+    assert (tmp_path / decide.DECISIONS_FILE).read_text() == whole
 
 
 def test_shared_seconds_go_to_the_series_still_undecided() -> None:

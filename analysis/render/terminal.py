@@ -225,6 +225,7 @@ def render(an: Analysis, with_failures: bool = True, decided_below: bool = False
     if an.baseline_error:
         lines.append(f"no relative table: {an.baseline_error}")
     lines += [f"note: {line}" for line in an.issues.lines()]
+    lines += [f"note: {line}" for line in decisions.unreadable(an.options.inputs)]
     if not lines:
         return "no successful runs to compare"
     return "\n".join(lines).rstrip()

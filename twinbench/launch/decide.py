@@ -15,6 +15,7 @@ decisions.json in the sweep directory keeps every series' pairs, both ratios and
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,7 +269,15 @@ class Tracker:
         path = Path(sweep_dir) / DECISIONS_FILE
         if not path.is_file():
             return {}
-        body = json.loads(path.read_text())
+        try:
+            return self._resume(path, json.loads(path.read_text()))
+        except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+            raise ValueError(
+                f"{path} cannot be resumed from ({type(exc).__name__}: {exc}): move it aside to "
+                "measure this sweep afresh, or choose another hydra.sweep.dir"
+            ) from exc
+
+    def _resume(self, path: Path, body: dict[str, Any]) -> dict[tuple[str, ...], int]:
         ours, theirs = json.loads(json.dumps(self.design.__dict__)), body.get("design", {})
         differ = [k for k in RESUME_MUST_MATCH if theirs.get(k) != ours.get(k)]
         if differ:
@@ -287,6 +296,9 @@ class Tracker:
         return skip
 
     def write(self, sweep_dir: Path) -> Path:
+        """decisions.json, whole or not at all: it is rewritten after every pair, and a sweep
+        killed (or out of disk) mid-write left a truncated file that its resume, and the
+        analysis of its folder, could not read."""
         path = Path(sweep_dir) / DECISIONS_FILE
         series = [s.as_dict() for s in self.series.values()]
         body = {
@@ -294,7 +306,12 @@ class Tracker:
             "described": self.design.described(),
             "series": series,
         }
-        path.write_text(json.dumps(body, indent=2))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(body, indent=2))
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
         return path
 
 

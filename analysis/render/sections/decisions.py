@@ -48,44 +48,65 @@ def _sweep_runs(runs: pd.DataFrame | None, sweep: Path) -> tuple[str, int | None
     return workloads, (int(cores) if pd.notna(cores) else None)
 
 
+def unreadable(inputs: list[Path]) -> list[str]:
+    """A line for each decisions.json in or below the inputs that cannot be read (cut short by
+    a full disk, or edited): the analysis leaves it out and says so."""
+    out = []
+    for path in files(inputs):
+        try:
+            _rows_of(path, None)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            out.append(f"{path} left out: not a readable decisions file ({type(exc).__name__})")
+    return out
+
+
 def rows(inputs: list[Path], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One row per decided series in the decisions.json files in or below the inputs, each
     naming its sweep (the folder), the workloads of its runs among `runs` and its core count
-    as people say it."""
+    as people say it. A file that cannot be read is left out (unreadable() names it)."""
     out = []
     for path in files(inputs):
-        body = json.loads(path.read_text())
-        design = Design(**{"pairing": "sequential", **body["design"]})  # older files: no pairing
-        workloads, all_cores = _sweep_runs(runs, path.parent)
-        for s in body["series"]:
-            if s["decision"] is None:
-                continue
-            d = Decision(**s["decision"])
-            other = "cpu" if d.measure == "wall" else "wall"
-            beside = s[f"{other}_ratios"][: d.pairs]
-            o = decide_sequence(beside, design, d.stopped_by) if beside else None
-            out.append(
-                {
-                    "sweep": path.parent.name,
-                    "workloads": workloads,
-                    "series": s["series"],
-                    "cores": cores_label(s["series"], all_cores),
-                    "compared": f"{s['a']} / {s['b']}",
-                    "outcome": d.verdict(s["a"], s["b"]),
-                    "kind": {"a_faster": f"{s['a']} faster", "b_faster": f"{s['b']} faster"}.get(
-                        d.outcome, d.outcome if d.outcome == "equivalent" else "undecided"
-                    ),
-                    "interval": d.interval(),
-                    "ratio": d.ratio,
-                    "measure": d.measure,
-                    "pairs": d.pairs,
-                    "stopped_by": d.stopped_by,
-                    "beside": "-" if o is None else f"{other}: {o.interval()}",
-                    "noise_floor": s.get("noise_floor") or "not calibrated",
-                    "pairing": design.described()["name"],
-                    "leaves_out": design.described()["leaves_out"],
-                }
-            )
+        try:
+            out += _rows_of(path, runs)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return out
+
+
+def _rows_of(path: Path, runs: pd.DataFrame | None) -> list[dict[str, Any]]:
+    body = json.loads(path.read_text())
+    design = Design(**{"pairing": "sequential", **body["design"]})  # older files: no pairing
+    workloads, all_cores = _sweep_runs(runs, path.parent)
+    out = []
+    for s in body["series"]:
+        if s["decision"] is None:
+            continue
+        d = Decision(**s["decision"])
+        other = "cpu" if d.measure == "wall" else "wall"
+        beside = s[f"{other}_ratios"][: d.pairs]
+        o = decide_sequence(beside, design, d.stopped_by) if beside else None
+        out.append(
+            {
+                "sweep": path.parent.name,
+                "workloads": workloads,
+                "series": s["series"],
+                "cores": cores_label(s["series"], all_cores),
+                "compared": f"{s['a']} / {s['b']}",
+                "outcome": d.verdict(s["a"], s["b"]),
+                "kind": {"a_faster": f"{s['a']} faster", "b_faster": f"{s['b']} faster"}.get(
+                    d.outcome, d.outcome if d.outcome == "equivalent" else "undecided"
+                ),
+                "interval": d.interval(),
+                "ratio": d.ratio,
+                "measure": d.measure,
+                "pairs": d.pairs,
+                "stopped_by": d.stopped_by,
+                "beside": "-" if o is None else f"{other}: {o.interval()}",
+                "noise_floor": s.get("noise_floor") or "not calibrated",
+                "pairing": design.described()["name"],
+                "leaves_out": design.described()["leaves_out"],
+            }
+        )
     return out
 
 
@@ -127,7 +148,10 @@ def write(page: Page, an: Analysis) -> None:
 
 def _margin(an: Analysis) -> float:
     for path in files(an.options.inputs):
-        return float(json.loads(path.read_text())["design"]["margin"])
+        try:
+            return float(json.loads(path.read_text())["design"]["margin"])
+        except (ValueError, KeyError, TypeError):
+            continue
     return float("nan")
 
 
