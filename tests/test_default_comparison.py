@@ -50,3 +50,18 @@ def test_its_settings_stay_out_of_the_run_identity_and_the_job_dirs():
     assert {"certify", "quiet", "verbose"} <= set(results.NOT_MEASURED)
     excluded = OmegaConf.load(CONF_DIR / "config.yaml").hydra.job.config.override_dirname
     assert {"certify", "quiet", "verbose", "experiment"} <= set(excluded.exclude_keys)
+
+
+def test_no_path_valued_setting_names_a_job_folder():
+    # A '/' in a job's directory name nests its folder: measure.peak_cache_dir=/tmp/x put a
+    # sweep's runs in .../peak_cache_dir=/tmp/x/repeat-N, and each pair's halves, whose pair ids
+    # hash the folder above the run's, no longer shared one (2026-12-06).
+    conf = OmegaConf.load(CONF_DIR / "config.yaml")
+    excluded = set(conf.hydra.job.config.override_dirname.exclude_keys)
+    paths = {
+        f"{section}.{key}"
+        for section in ("measure", "stacks")
+        for key in conf[section]
+        if key.endswith(("_dir", "_file"))
+    }
+    assert paths and paths <= excluded, sorted(paths - excluded)

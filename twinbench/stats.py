@@ -180,8 +180,8 @@ def sessions_ratio(
     Pairs share a session's minutes, and a host's phase moves a whole session: on 2026-12-06 the
     2-core mlp comparison's fourteen sweeps had medians from 1.01 to 1.12 while each sweep's own
     pairs spread far less. Counted as one sample, the pooled pairs' interval disagreed with a
-    held-out half of the sweeps in 13% of splits where a valid 95% interval disagrees in 5%;
-    one value per session, in 2.8% (docs/findings/2026-12-06-sessions-as-units.md).
+    held-out half of the sweeps in 12.9% of splits where valid 95% intervals disagree in about
+    5%; one value per session, in 2.6% (docs/findings/2026-12-06-sessions-as-units.md).
     """
     r = np.asarray(ratios, float)
     if r.size != len(sessions) or r.size == 0 or (r <= 0).any():
