@@ -68,6 +68,24 @@ def test_speedup_and_efficiency_per_framework(tmp_path):
     assert gap["verdict"].startswith("torch scales better")
 
 
+def test_a_speed_up_measured_in_two_sweeps_is_two_values_not_one_sample(tmp_path):
+    # torch's 1-core run takes 3.0 s in both sweeps, its 2-core runs 2.0 s in the first (1.5x)
+    # and 1.5 s in the second (2.0x), three repeats each. Pooled, twelve runs would give a
+    # narrow Welch interval around about 1.7; two sweeps give one value each.
+    for sweep, two, hour in (("sweepA", 1.0, 10), ("sweepB", 0.75, 11)):
+        (tmp_path / sweep).mkdir()
+        (tmp_path / sweep / "multirun.yaml").write_text("hydra: {}\n")
+        times = {("torch", 1): [[1.5, 1.5]] * 3, ("torch", 2): [[two, two]] * 3}
+        fakes.sweep(tmp_path / sweep, times, started=f"2026-12-06T{hour}:00:00+00:00")
+    hw = row(analyze(tmp_path).hardware, backend="torch", cpus=2)
+    assert hw["speedup_sweeps"] == 2
+    assert hw["speedup"] == pytest.approx(math.sqrt(1.5 * 2.0))
+    assert hw["speedup_ci_low"] < 1.0 < 3.0 < hw["speedup_ci_high"]  # t with one degree
+    # one sweep alone keeps the runs' own interval
+    alone = row(analyze(tmp_path / "sweepA").hardware, backend="torch", cpus=2)
+    assert alone["speedup_sweeps"] == 0 and alone["speedup"] == 1.5
+
+
 def test_repeats_give_medians_and_the_stats_modules_intervals(tmp_path):
     # Three repeats per side; training times torch 3.0, 3.25, 2.75 and tensorflow 6.0, 6.5, 5.5.
     times = {

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.compute import paired
+from analysis.compute import paired, sessions
 from analysis.load import backends
 from twinbench import stats
 
@@ -43,6 +43,7 @@ INT_COLUMNS = (
     "n_other",
     "ratio_pairs",
     "ratio_sweeps",
+    "speedup_sweeps",
     "steady_step_ratio_pairs",
     "steady_step_ratio_sweeps",
 )
@@ -226,8 +227,15 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
         ref = series.iloc[0]
         for _, row in series.iterrows():
             speedup, lo, hi = _ratio(ref["samples"], row["samples"])
+            over = sessions.ratio_over_sweeps(
+                ref["samples"], ref.get("sample_sweeps"), row["samples"], row.get("sample_sweeps")
+            )
+            if over is not None:  # runs of several sweeps: each sweep one value
+                speedup, lo, hi, sweeps = over
+            else:
+                sweeps = 0
             if row["config_label"] == ref["config_label"]:
-                lo = hi = math.nan  # 1 by definition: no interval to estimate
+                lo, hi, sweeps = math.nan, math.nan, 0  # 1 by definition: no interval
             scale = row["cpus"] / ref["cpus"]
             rows.append(
                 {
@@ -239,6 +247,7 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
                     "speedup": speedup,
                     "speedup_ci_low": lo,
                     "speedup_ci_high": hi,
+                    "speedup_sweeps": sweeps,  # above 1: the sweeps that measured both
                     "efficiency": speedup / scale,
                     "efficiency_ci_low": lo / scale,
                     "efficiency_ci_high": hi / scale,

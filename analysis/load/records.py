@@ -9,6 +9,7 @@ read as None when absent, so today's and tomorrow's records load side by side.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -214,6 +215,17 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+@functools.lru_cache(maxsize=4096)
+def sweep_of(folder: Path) -> str | None:
+    """The Hydra sweep a run's folder lies in (the nearest folder above it holding the sweep's
+    multirun.yaml), or None for a run outside any sweep: runs of one sweep share its minutes of
+    the machine, so the analysis takes a sweep, not a run, as one value where several meet."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / "multirun.yaml").is_file():
+            return str(candidate)
+    return None
+
+
 def to_row(rec: Record) -> dict[str, Any]:
     """One run as a flat row: plain scalars, lists and dicts as canonical JSON strings."""
     r = rec.data
@@ -239,6 +251,7 @@ def to_row(rec: Record) -> dict[str, Any]:
     row: dict[str, Any] = {
         "source": SOURCE,
         "path": str(rec.path),
+        "sweep": sweep_of(Path(rec.path).parent),
         "machine": fingerprint or UNKNOWN_MACHINE,
         "machine_inferred": False,
         "hostname": present(env.hostname),

@@ -23,6 +23,7 @@ HW_COLS = [
     Col("speedup", "speed-up", "x"),
     Col("speedup_ci_low", "CI low", "x"),
     Col("speedup_ci_high", "CI high", "x"),
+    Col("speedup_sweeps", "sweeps (above 1: one value each)", "g"),
     Col("efficiency", "efficiency", "pct"),
 ]
 GAP_COLS = [
