@@ -234,9 +234,10 @@ def test_a_folder_of_several_sweeps_counts_their_decisions_and_never_pools_them(
     for name in ("2026-12-06_10-00-00", "2026-12-06_11-00-00"):  # `python -m analysis results/`
         (tmp_path / "sweeps" / name).mkdir(parents=True)
         (tmp_path / "sweeps" / name / decisions.FILE).write_text(body)
-    # the runs of the later sweep: its workload, and the cores its cpus=2 runs had
-    run = tmp_path / "sweeps" / "2026-12-06_11-00-00" / "backend=torch,cpus=2" / "result.json"
-    runs = pd.DataFrame([{"path": str(run), "cpus": 2, "workload": "mlp"}])
+    # the runs of the later sweep (their sweep: analysis/load/records.py sweep_of): its
+    # workload, and the cores its cpus=2 runs had
+    later = tmp_path / "sweeps" / "2026-12-06_11-00-00"
+    runs = pd.DataFrame([{"sweep": str(later), "cpus": 2, "workload": "mlp"}])
     found = decisions.rows([tmp_path], runs)
     assert sorted({r["sweep"] for r in found}) == ["2026-12-06_10-00-00", "2026-12-06_11-00-00"]
     assert {r["cores"] for r in found if r["workloads"] == "mlp"} == {"1 core", "all (2)"}

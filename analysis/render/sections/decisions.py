@@ -38,9 +38,11 @@ def files(inputs: list[Path]) -> list[Path]:
 def _sweep_runs(runs: pd.DataFrame | None, sweep: Path) -> tuple[str, int | None]:
     """The workloads of the runs in a sweep's folder and the most cores they ran on (what
     `cpus=null` meant there): ('', None) where the runs are not among the inputs."""
-    if runs is None or runs.empty or "path" not in runs:
+    if runs is None or runs.empty or "sweep" not in runs:
         return "", None
-    inside = runs[[Path(str(p)).resolve().is_relative_to(sweep) for p in runs["path"]]]
+    named = runs["sweep"].dropna().unique()
+    mine = [s for s in named if Path(str(s)).resolve() == sweep]
+    inside = runs[runs["sweep"].isin(mine)]
     if inside.empty:
         return "", None
     cores = pd.to_numeric(inside["cpus"], errors="coerce").max()
