@@ -87,6 +87,30 @@ def finished_job(tmp_path_factory) -> Path:
     return sweep
 
 
+def test_a_stop_that_lands_while_the_worker_is_being_wired_up_still_kills_it(tmp_path, monkeypatch):
+    # The signal test below failed once in a full run: SIGINT reached the parent between the
+    # worker's start and the wait, the worker lived on, and when the parent's exit closed its
+    # pipes it wrote a failed record (BrokenPipeError) where a stopped run leaves none.
+    from twinbench.launch import lifeline, runner
+
+    started = []
+    real_popen = subprocess.Popen
+
+    def sleeper(cmd, **kwargs):  # a stand-in worker that would outlive the test
+        started.append(real_popen([sys.executable, "-c", "import time; time.sleep(60)"], **kwargs))
+        return started[-1]
+
+    def stopped_here(**kwargs):
+        raise lifeline.Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(runner.subprocess, "Popen", sleeper)
+    monkeypatch.setattr(runner.live, "Relay", stopped_here)
+    with pytest.raises(lifeline.Interrupted):
+        runner.start_worker(tmp_path)
+    (worker,) = started
+    assert worker.poll() == -signal.SIGKILL  # killed and reaped before the parent went on
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_a_stopped_parent_leaves_no_worker_and_loses_nothing_finished(
     signum, finished_job, tmp_path

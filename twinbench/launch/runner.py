@@ -123,8 +123,6 @@ def start_worker(
             start_new_session=True,
             pass_fds=turn_fds,
         )
-        if side:
-            side.spawned(proc)
 
         def drain() -> None:
             writable = True
@@ -136,15 +134,20 @@ def start_worker(
                     except OSError:  # disk full: keep reading, or the worker blocks on the pipe
                         writable = False
 
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
-        relay = threading.Thread(
-            target=live.Relay(quiet=quiet or progress.screen_quiet).run,
-            args=(proc.stdout,),
-            daemon=True,
-        )
-        relay.start()
+        # From the moment the worker exists: a Ctrl-C that arrived while the threads below were
+        # starting left the worker alive, and when the parent's exit closed its pipes it wrote a
+        # failed record (BrokenPipeError) where a stopped run leaves none (2026-12-06).
         try:
+            if side:
+                side.spawned(proc)
+            reader = threading.Thread(target=drain, daemon=True)
+            reader.start()
+            relay = threading.Thread(
+                target=live.Relay(quiet=quiet or progress.screen_quiet).run,
+                args=(proc.stdout,),
+                daemon=True,
+            )
+            relay.start()
             with lifeline.suspend_together(proc.pid, [] if pauses is None else pauses):
                 rc = proc.wait(timeout=time_limit_s)
         except subprocess.TimeoutExpired:
