@@ -4,6 +4,7 @@ per machine and core count, and each framework's own GEMM reported beside it."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -26,20 +27,42 @@ def test_the_rate_is_the_median_of_the_timed_repeats_never_the_best():
     assert rate["gflops"] == 1.0  # the best-of would say 4.0
 
 
-def test_the_rate_carries_the_share_of_its_cores_the_probe_had():
-    now, cpu = [0], [0]
+def test_the_rate_carries_the_share_of_its_cores_nothing_else_used():
+    now, cpu, busy = [0], [0], [0]
 
-    def op():  # 100 ns of wall each, of which the process ran 50: its core was shared
+    def shared_op():  # 100 ns of wall on one core: the probe ran 50, another process 50
         now[0] += 100
         cpu[0] += 50
+        busy[0] += 100
 
-    rate = peak.median_rate(
-        op, 100.0, 3, 1e-8, clock=lambda: now[0], cpu_clock=lambda: cpu[0], cores=1
-    )
+    clocks = {"clock": lambda: now[0], "cpu_clock": lambda: cpu[0], "busy_clock": lambda: busy[0]}
+    rate = peak.median_rate(shared_op, 100.0, 3, 1e-8, cores=1, **clocks)
     assert rate["core_share"] == pytest.approx(0.5)
-    two = peak.median_rate(op, 100.0, 3, 1e-8, clock=lambda: now[0], cpu_clock=lambda: cpu[0],
-                           cores=2)  # fmt: skip
-    assert two["core_share"] == pytest.approx(0.25)  # one thread's worth of two cores, halved
+
+    def one_thread_on_two_cores():  # the probe's kernel uses one core of two; nobody else runs
+        now[0] += 100
+        cpu[0] += 100
+        busy[0] += 100
+
+    alone = peak.median_rate(one_thread_on_two_cores, 100.0, 3, 1e-8, cores=2, **clocks)
+    assert alone["core_share"] == pytest.approx(1.0)  # not sharing: its own parallelism
+    # where the kernel's table cannot be read, no share is claimed
+    unread = peak.median_rate(shared_op, 100.0, 3, 1e-8, cores=1, **{**clocks,
+                              "busy_clock": lambda: None})  # fmt: skip
+    assert unread["core_share"] is None
+
+
+def test_the_cores_busy_time_is_read_from_the_kernels_table(tmp_path):
+    stat = tmp_path / "stat"
+    stat.write_text(
+        "cpu  30 0 30 500 5 0 0 0 0 0\n"
+        "cpu0 10 1 10 250 5 1 1 2 0 0\n"  # busy: user nice system irq softirq steal = 25
+        "cpu1 20 0 20 250 0 0 0 0 0 0\n"  # 40, on a core not asked for
+    )
+    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    assert peak.cores_busy_ns({0}, stat) == round(25 * tick)
+    assert peak.cores_busy_ns({0, 1}, stat) == round(65 * tick)
+    assert peak.cores_busy_ns({0}, tmp_path / "missing") is None
 
 
 def test_isa_limit_is_cores_times_clock_times_two_fma_units_of_the_widest_isa():

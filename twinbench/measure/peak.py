@@ -17,9 +17,10 @@ cycle (two FMA units of the widest vector ISA): a probe above that limit is flag
 
 A probe must have its cores to itself. Two workers that start at once (a resident or fresh pair
 in turns) would probe side by side: the second waits on a lock beside the cache and then reads
-what the first measured. Each probe also measures its share of its cores (CPU time over wall
-time and cores, over the timed repeats); a probe that had less than `min_share` of them shared
-them with something else, and its peak serves the run that measured it but is never cached. On
+what the first measured. Each probe also measures the share of its cores that nothing else used
+over the timed repeats (the cores' busy time from /proc/stat, less the probe's own CPU time); a
+probe that had less than `min_share` of them shared them with something else, and its peak
+serves the run that measured it but is never cached. On
 2026-12-06 README command 1, on a machine with no cache, cached 50 GFLOP/s on 1 core of the
 Zen 5 and 89 on 2, where the quiet probe gives 111 and 205: every fraction of peak after it
 read double.
@@ -49,7 +50,7 @@ from frameworks import probes
 LIBRARIES = probes.libraries()
 # 2 (2026-12-06): probes measure their share of the cores; peaks cached before may be halved
 CACHE_VERSION = 2
-MIN_CORE_SHARE = 0.9  # conf measure.peak_probe_min_share: quiet probes have 0.98-1.0 here
+MIN_CORE_SHARE = 0.9  # conf measure.peak_probe_min_share: quiet probes have 0.99-1.0 here
 # fp32 FLOPs per cycle per core: 2 FMA units x lanes x 2 (multiply and add).
 FLOPS_PER_CYCLE = (("avx512f", 2 * 16 * 2), ("fma", 2 * 8 * 2), ("avx", 8 + 8), ("sse2", 4 + 4))
 
@@ -63,6 +64,24 @@ def _gemm(library: str, size: int, precision: str = "float32") -> tuple[Callable
     return probes.gemm(library, size, precision)
 
 
+def cores_busy_ns(cores: set[int], stat: Path = Path("/proc/stat")) -> int | None:
+    """The busy time of `cores` since boot, every process's (user, nice, system, irq, softirq,
+    and steal: a hypervisor's time on the vCPU is time the probe lost too); None where the
+    kernel's table cannot be read."""
+    try:
+        lines = stat.read_text().splitlines()
+    except OSError:
+        return None
+    tick_ns = 1e9 / os.sysconf("SC_CLK_TCK")
+    busy = 0
+    for line in lines:
+        name, *fields = line.split()
+        if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cores:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+            busy += user + nice + system + irq + softirq + steal
+    return round(busy * tick_ns)
+
+
 def median_rate(
     op: Callable[[], Any],
     flop: float,
@@ -70,32 +89,38 @@ def median_rate(
     min_repeat_s: float,
     clock: Callable[[], int] = time.perf_counter_ns,
     cpu_clock: Callable[[], int] = time.process_time_ns,
+    busy_clock: Callable[[], int | None] | None = None,
     cores: int | None = None,
 ) -> dict[str, Any]:
     """Median GFLOP/s over `repeats` timed repeats of `inner` calls each (inner chosen from one
-    warm-up call so a repeat lasts about `min_repeat_s`), and the share of its `cores` (default:
-    this process' affinity) the process had over the timed repeats."""
+    warm-up call so a repeat lasts about `min_repeat_s`), and the share of its cores (default:
+    this process' affinity) that nothing else used over the timed repeats: their busy time
+    (`busy_clock`, default /proc/stat) less this process's own CPU time is other work's. A
+    kernel that uses fewer threads than cores is not sharing them; only others' time counts."""
+    affinity = os.sched_getaffinity(0)
+    cores = cores or len(affinity)
+    busy_clock = busy_clock or (lambda: cores_busy_ns(affinity))
     op()  # warm-up: thread-pool start, kernel selection, page faults
     t0 = clock()
     op()
     one = max(clock() - t0, 1)
     inner = max(1, round(min_repeat_s * 1e9 / one))
     rates = []
-    wall0, cpu0 = clock(), cpu_clock()
+    wall0, cpu0, busy0 = clock(), cpu_clock(), busy_clock()
     for _ in range(repeats):
         t0 = clock()
         for _ in range(inner):
             op()
         rates.append(inner * flop / max(clock() - t0, 1))  # flop per ns = GFLOP/s
-    wall, cpu = max(clock() - wall0, 1), cpu_clock() - cpu0
-    cores = cores or len(os.sched_getaffinity(0))
+    wall, cpu, busy1 = max(clock() - wall0, 1), cpu_clock() - cpu0, busy_clock()
+    others = None if busy0 is None or busy1 is None else max(0, busy1 - busy0 - cpu)
     return {
         "gflops": statistics.median(rates),
         "samples_gflops": rates,
         "inner": inner,
         "spread": (max(rates) - min(rates)) / statistics.median(rates),
-        # one thread per core (the caller's thread variables): below 1, descheduled for a while
-        "core_share": cpu / (wall * cores),
+        # 1: the cores were the probe's alone; None: the kernel's table was not readable
+        "core_share": None if others is None else 1.0 - min(1.0, others / (wall * cores)),
     }
 
 
