@@ -92,9 +92,9 @@ def _flags(
     return "; ".join(flags)
 
 
-def _pair_ids(ok: pd.DataFrame, values: pd.Series, column: str = "pair_id") -> list[str | None]:
-    """The pair_id (or another text `column`, e.g. the sweep) of every run whose value is a
-    sample, in the samples' order."""
+def _per_sample(ok: pd.DataFrame, values: pd.Series, column: str = "pair_id") -> list[str | None]:
+    """A text `column` (the pair_id, or the sweep) of every run whose value is a sample, in the
+    samples' order."""
     ids = ok[column] if column in ok else pd.Series(None, index=ok.index, dtype=object)
     return [p if isinstance(p, str) else None for p in ids[values.notna()]]
 
@@ -134,11 +134,11 @@ def configs(
             step_samples=[float(v) for v in ok["steady_step_s"].dropna()],
             # Each sample's interleaved round (None where the sweep did not pair it), so the
             # framework effect can take paired ratios (analysis/compute/effects.py).
-            sample_pairs=_pair_ids(ok, values),
-            step_pairs=_pair_ids(ok, ok["steady_step_s"]),
+            sample_pairs=_per_sample(ok, values),
+            step_pairs=_per_sample(ok, ok["steady_step_s"]),
             # Each sample's sweep: where runs of several sweeps meet, a sweep is one value
             # (analysis/compute/sessions.py).
-            sample_sweeps=_pair_ids(ok, values, "sweep"),
+            sample_sweeps=_per_sample(ok, values, "sweep"),
         )
         row.update({f"median_{c}": _median(ok.get(c, pd.Series(dtype=float))) for c in MEDIANS})
         for c in (c for c in runs.columns if c.startswith(("startup_", "budget_"))):

@@ -306,6 +306,8 @@ class Tracker:
             "described": self.design.described(),
             "series": series,
         }
+        # Not results.write_atomic: its strict JSON (allow_nan=False) would turn a non-finite
+        # ratio into a crash mid-sweep, and this file has always kept Python's json defaults.
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             tmp.write_text(json.dumps(body, indent=2))
