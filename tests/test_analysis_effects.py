@@ -436,3 +436,23 @@ def test_over_capped_runs_the_steady_step_table_leads_and_training_time_says_wha
     assert "steady-state step time" in capped[0]
     assert "training time (capped runs, max_steps=110: mostly start-up and warm-up" in capped[1]
     assert "Capped runs" in capped_html and "Capped runs" not in plain_html
+
+
+def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval(tmp_path):
+    # torch cpu1 takes 3.0 s in both sweeps; the baseline (tensorflow cpu1, the only
+    # configuration with most cores here) 6.0 s in the first and 4.0 s in the second, three
+    # repeats each. Pooled, twelve runs that agree within each sweep give a narrow interval;
+    # two sweeps (ratios 0.5 and 0.75) give one value each and a t-interval with one degree.
+    for sweep, tf_epoch, hour in (("sweepA", 3.0, 10), ("sweepB", 2.0, 11)):
+        (tmp_path / sweep).mkdir()
+        (tmp_path / sweep / "multirun.yaml").write_text("hydra: {}\n")
+        times = {("torch", 1): [[1.5, 1.5]] * 3, ("tensorflow", 1): [[tf_epoch, tf_epoch]] * 3}
+        fakes.sweep(tmp_path / sweep, times, started=f"2026-12-06T{hour}:00:00+00:00")
+    rel = row(analyze(tmp_path).relative, config_label="torch cpu1")
+    assert rel["time_rel_sweeps"] == 2
+    assert rel["time_rel_ci_low"] < 0.5 and rel["time_rel_ci_high"] > 0.75
+    assert rel["time_rel_ci_high"] / rel["time_rel_ci_low"] > 10  # t(1): about 0.02-37
+    # one sweep alone keeps the runs' own Welch interval (equal runs: a point)
+    alone = row(analyze(tmp_path / "sweepA").relative, config_label="torch cpu1")
+    assert alone["time_rel_sweeps"] == 0 and alone["time_rel"] == 0.5
+    assert alone["time_rel_ci_high"] / alone["time_rel_ci_low"] < 1.01

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis.compute import sessions
 from analysis.compute.pricing import PriceTable
 from analysis.errors import AnalysisError
 from analysis.load import backends
@@ -155,7 +156,13 @@ def table(
             rate = price.per_second(row["device"], row["cpus"])
             cost = row["time"] * rate if rate is not None else float("nan")
             lo = hi = float("nan")
-            if len(row["samples"]) > 1 and len(base["samples"]) > 1:
+            sweeps = 0
+            over = sessions.ratio_over_sweeps(
+                row["samples"], row.get("sample_sweeps"), base["samples"], base.get("sample_sweeps")
+            )
+            if over is not None:  # runs of several sweeps: each sweep one value, as in effects.py
+                _, lo, hi, sweeps = over
+            elif len(row["samples"]) > 1 and len(base["samples"]) > 1:
                 _, lo, hi = stats.ratio_ci(row["samples"], base["samples"])
             price_ratio = rate / base_price if rate is not None and base_price else float("nan")
             out.append(
@@ -169,6 +176,7 @@ def table(
                     "time_rel": row["time"] / base["time"],
                     "time_rel_ci_low": lo,
                     "time_rel_ci_high": hi,
+                    "time_rel_sweeps": sweeps,  # above 1: the interval is over these sweeps
                     "cost_rel": cost / base_cost,
                     "cost_rel_ci_low": lo * price_ratio,
                     "cost_rel_ci_high": hi * price_ratio,

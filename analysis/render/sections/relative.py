@@ -22,6 +22,7 @@ REL_COLS = [
     Col("time_rel", "time vs baseline", "x"),
     Col("time_rel_ci_low", "CI low", "x"),
     Col("time_rel_ci_high", "CI high", "x"),
+    Col("time_rel_sweeps", "sweeps (above 1: one value each)", "g"),
     Col("price_per_hour", "price /h", "money"),
     Col("cost", "cost", "money"),
     Col("cost_rel", "cost vs baseline", "x"),
@@ -47,7 +48,10 @@ def write(page: Page, an: Analysis) -> None:
         "repeats or more: for a time, the order-statistics interval of the median with the "
         "coverage it reaches (95% from six repeats on; [min, max] below that); for a ratio, "
         "a 95% Welch t-interval on the logs of the repeats (error bars; wide with two or three "
-        "repeats a side, which is what so few runs know).</p>"
+        "repeats a side, which is what so few runs know), or, where both configurations were "
+        "measured in two sweeps or more, a t-interval over those sweeps, each sweep one value "
+        "(the ratio of its medians): a host's phase moves a whole sweep, so runs of several "
+        "sweeps are not one sample.</p>"
     )
     if an.baseline_error:
         page.add(f'<p class="warn">{esc(an.baseline_error)}</p>')
