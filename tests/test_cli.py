@@ -25,6 +25,9 @@ from .conftest import CORES, run_cli
         (["cpus=two"], "cpus must be a whole number"),
         (["repeats=abc"], "repeats must be a whole number >= 1 or auto, got 'abc'"),
         (["pricing=gce_2017_preemptible"], "prices are chosen in the report: "),
+        # before the plan line too: the sweeper's own check came only after it
+        (["-m", "+experiment=compare", "backend=torch"], "compares two sides a pair"),
+        (["-m", "+experiment=compare", "backend=torch,tensorflow,keras_jax"], "this one gives 3"),
     ],
 )
 def test_bad_input_exits_non_zero_with_one_line(args, message, tmp_path):
@@ -34,6 +37,7 @@ def test_bad_input_exits_non_zero_with_one_line(args, message, tmp_path):
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("twinbench: error: ") and message in lines[0]
     assert "Traceback" not in proc.stderr
+    assert "plan:" not in proc.stdout, "a plan printed for a sweep that is refused"
     assert not list(tmp_path.rglob("worker.log")), "a worker was started for bad input"
 
 

@@ -67,6 +67,31 @@ def check_two_sides(batches: list[list[list[str]]]) -> None:
         )
 
 
+def check_two_sides_before_the_plan(config: Any) -> None:
+    """check_two_sides on a deciding sweep's jobs as its config states them, for the sweep's
+    start callback: there the refusal comes before the plan line, the one line bad input gets
+    (the sweeper's own check runs only after the plan was printed). Overrides Hydra cannot parse
+    are left to Hydra's own message."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    if not OmegaConf.select(config, "hydra.sweeper.decide"):
+        return
+    params = OmegaConf.select(config, "hydra.sweeper.params") or {}
+    arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
+    try:
+        batches = BasicSweeper.split_arguments(
+            OverridesParser.create().parse_overrides(arguments), None
+        )
+    except HydraException:
+        return
+    groups: dict[Key, list[list[str]]] = {}
+    for job in batches[0] if batches else []:
+        groups.setdefault(pair_group(tuple(job)), []).append(list(job))
+    check_two_sides(list(groups.values()))
+
+
 def labels(keys: list[Key]) -> dict[Key, str]:
     """Each series named by what tells it apart from the others (e.g. `cpus=1`). A lone series
     is named by its core count where it has one: "all" read as all cores on the first screen,
