@@ -208,6 +208,32 @@ def test_peak_fraction_is_used_where_measured(tmp_path):
     assert not row(pk, config_label="tensorflow cpu1")["measured"]
 
 
+def test_fractions_of_peak_are_against_the_machines_best_unshared_probe(tmp_path):
+    # Three runs of one machine at 1 core: the first's worker read a peak halved by a second
+    # probe beside it (50 GFLOP/s, before probes checked their share: nothing flags it), the
+    # second a quiet 110, the third a probe that shared its cores (flagged; 120, higher only
+    # to show it is never chosen). A GEMM peak is capacity: the best undisturbed probe is it.
+    def run(name, peak, achieved, shared=None):
+        rec = fakes.record("torch", 1, [1.0], flops={
+            "per_step": 1e9, "achieved_gflops": achieved, "peak_gflops": peak,
+            "fraction_of_peak": achieved / peak, "achieved_above_peak": achieved > peak})  # fmt: skip
+        rec["machine_peak"] = {"cores": 1, "machine_peak_gflops": peak, "best_library": "numpy",
+                               "probe": {"size": 2048}, "shared_cores": shared or {}}  # fmt: skip
+        fakes.write(tmp_path, name, rec)
+
+    run("halved", 50.0, 55.0)
+    run("quiet", 110.0, 55.0)
+    run("shared", 120.0, 55.0, shared={"numpy": 0.5})
+    an = analyze(tmp_path)
+    assert an.runs["fraction_of_peak"].tolist() == [0.5, 0.5, 0.5]  # 55 / 110 each
+    assert sorted(an.runs["fraction_of_own_peak"].round(3)) == [0.458, 0.5, 1.1]
+    assert not an.runs["achieved_above_peak"].astype(bool).any()
+    from analysis.compute import machine_peak
+
+    (line, _) = machine_peak.lines(an.runs)
+    assert line.startswith("machine peak cpus=1: 110 GFLOP/s")
+
+
 def test_runs_with_other_thread_counts_stay_out_of_the_scaling_series(tmp_path):
     fakes.sweep(tmp_path, TIMES)
     fakes.write(tmp_path, "t1", fakes.record("torch", 2, [3.0, 3.0], threads=(1, 1)))

@@ -12,6 +12,7 @@ from analysis.compute import (
     effects,
     environment,
     gpu_beside,
+    machine_peak,
     pricing,
     relative,
     summary,
@@ -99,6 +100,7 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
             f"unknown metric {options.metric!r} (choose from {', '.join(summary.METRICS)})"
         )
     runs, issues = dedupe(runs)
+    runs = machine_peak.rebase(runs)  # fractions of peak against the machine's best probe
     column = summary.METRICS[options.metric][0]
     ok = runs[runs["status"] == "ok"]
     if len(ok) and ok[column].isna().all():
