@@ -214,11 +214,21 @@ def test_fractions_of_peak_are_against_the_machines_best_unshared_probe(tmp_path
     # second a quiet 110, the third a probe that shared its cores (flagged; 120, higher only
     # to show it is never chosen). A GEMM peak is capacity: the best undisturbed probe is it.
     def run(name, peak, achieved, shared=None):
-        flops = {"per_step": 1e9, "achieved_gflops": achieved, "peak_gflops": peak,
-                 "fraction_of_peak": achieved / peak, "achieved_above_peak": achieved > peak}  # fmt: skip
+        flops = {
+            "per_step": 1e9,
+            "achieved_gflops": achieved,
+            "peak_gflops": peak,
+            "fraction_of_peak": achieved / peak,
+            "achieved_above_peak": achieved > peak,
+        }
         rec = fakes.record("torch", 1, [1.0], flops=flops)
-        rec["machine_peak"] = {"cores": 1, "machine_peak_gflops": peak, "best_library": "numpy",
-                               "probe": {"size": 2048}, "shared_cores": shared or {}}  # fmt: skip
+        rec["machine_peak"] = {
+            "cores": 1,
+            "machine_peak_gflops": peak,
+            "best_library": "numpy",
+            "probe": {"size": 2048},
+            "shared_cores": shared or {},
+        }
         fakes.write(tmp_path, name, rec)
 
     run("halved", 50.0, 55.0)
