@@ -50,3 +50,38 @@ def test_a_sweep_with_other_hydra_overrides_composes_again():
     loader.load_sweep_config(master("hydra.sweep.dir=a"), ["model=mlp"])
     loader.load_sweep_config(master("hydra.sweep.dir=b"), ["model=mlp"])
     assert len(loader.composed) == 2
+
+
+def test_a_repeat_of_a_job_is_the_jobs_composition_with_its_slot_set_as_hydra_sets_it():
+    # The interleaving sweeper appends `repeat_slot=r` to every repeat of a job; Hydra's loader
+    # composed each such job from conf/ again. On conf/ itself: the shortcut gives the very
+    # config Hydra's own composition gives (key, task overrides, directory name, flags).
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    from twinbench.paths import REPO_ROOT
+
+    job = ["backend=torch", "model=cnn", "cpus=1", "repeat_slot=2"]
+    with initialize_config_dir(str(REPO_ROOT / "conf"), version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        sweep = loader.load_configuration("config", ["hydra.sweep.dir=/x"], RunMode.MULTIRUN)
+        hydras_own = loader.load_sweep_config(sweep, list(job))
+        from_conf, hydras = [], loader.load_sweep_config
+        loader.load_sweep_config = lambda m, o: from_conf.append(tuple(o)) or hydras(m, o)
+        compose_each_job_once(loader)
+        loader.load_sweep_config(sweep, job[:-1])  # the sweeper reads the job's repeats first
+        ours = loader.load_sweep_config(sweep, list(job))
+    assert OmegaConf.to_container(ours) == OmegaConf.to_container(hydras_own)
+    assert ours.repeat_slot == 2 and ours.hydra.overrides.task[-1] == "repeat_slot=2"
+    assert OmegaConf.is_struct(ours)
+    assert from_conf == [tuple(job[:-1])]  # the repeat came from the job's composition
+
+
+def test_a_slot_is_composed_in_full_where_run_directory_names_would_hold_it():
+    loader = CountingLoader()
+    compose_each_job_once(loader)
+    loader.load_sweep_config(master(), ["model=mlp"])
+    loader.load_sweep_config(master(), ["model=mlp", "repeat_slot=1"])
+    # CountingLoader's configs name no excluded keys: the directory name would change
+    assert loader.composed == [("model=mlp",), ("model=mlp", "repeat_slot=1")]
