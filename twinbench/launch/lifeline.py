@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import logging
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import NoReturn
 
 PARENT_PID_ENV = "TWINBENCH_PARENT_PID"
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -186,3 +188,18 @@ def die_with_parent() -> None:
     expected = os.environ.get(PARENT_PID_ENV)
     if expected and os.getppid() != int(expected):
         os._exit(128 + signal.SIGKILL)
+
+
+def leave_without_teardown(code: int) -> NoReturn:
+    """Worker side, last thing, once its output is written: flush and exit at once.
+
+    The interpreter's own teardown frees every module of the framework before the process ends:
+    0.75-0.8 s of a torch worker and 1.0-1.1 s of a TensorFlow one (Zen 5, 2026-12-06), after
+    the record was written and outside anything measured. Every run of a sweep and every worker
+    pair of a deciding comparison waited for it. What a worker leaves is written before this
+    (records atomically, logs flushed here); its only threads are daemons."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe: nothing left to say
+            stream.flush()
+    os._exit(code)
