@@ -111,6 +111,7 @@ def test_a_worker_leaves_without_teardown_but_with_everything_it_wrote(tmp_path)
         "logging.getLogger('w').warning('logged line')\n"
         "print('last printed line')\n"
         "sys.stderr.write('last error line')\n"
+        "import ctypes; ctypes.CDLL(None).printf(b'from C\\n')  # C's stdout buffer\n"
         "leave_without_teardown(3)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # pipes buffered
@@ -119,7 +120,7 @@ def test_a_worker_leaves_without_teardown_but_with_everything_it_wrote(tmp_path)
         timeout=60,
     )  # fmt: skip
     assert proc.returncode == 3
-    assert proc.stdout == "last printed line\n" and proc.stderr == "last error line"
+    assert proc.stdout == "last printed line\nfrom C\n" and proc.stderr == "last error line"
     assert "logged line" in (tmp_path / "log.txt").read_text()
     # the worker's and the parity stage's entry points use it
     for entry in ("twinbench/worker/__main__.py", "twinbench/parity/__main__.py"):

@@ -202,4 +202,8 @@ def leave_without_teardown(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # a closed pipe: nothing left to say
             stream.flush()
+    # and C's own buffers, which exit() would flush: a library's verbose lines (oneDNN, MKL)
+    # are printed there, not through Python
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).fflush(None)
     os._exit(code)

@@ -349,4 +349,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    from twinbench.launch.lifeline import leave_without_teardown
+
+    leave_without_teardown(main(sys.argv))  # its figure is printed: skip the library's teardown
