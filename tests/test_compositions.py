@@ -85,3 +85,28 @@ def test_a_slot_is_composed_in_full_where_run_directory_names_would_hold_it():
     loader.load_sweep_config(master(), ["model=mlp", "repeat_slot=1"])
     # CountingLoader's configs name no excluded keys: the directory name would change
     assert loader.composed == [("model=mlp",), ("model=mlp", "repeat_slot=1")]
+
+
+def test_every_job_lands_in_the_sweeps_one_folder_however_early_it_was_composed():
+    # The plan composes the jobs before the sweep names its folder (${now:} in
+    # hydra.sweep.dir, resolved once in the master config); the launcher's copies of those
+    # compositions resolved ${now:} again, each at its own second: README command 1 scattered
+    # its runs over a folder per job (2026-12-06).
+    import time
+
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    from twinbench.paths import REPO_ROOT
+
+    job = ["backend=torch", "model=cnn", "cpus=1"]
+    with initialize_config_dir(str(REPO_ROOT / "conf"), version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        sweep = loader.load_configuration("config", [], RunMode.MULTIRUN)
+        compose_each_job_once(loader)
+        loader.load_sweep_config(sweep, list(job))  # the plan, before the folder is named
+        folder = sweep.hydra.sweep.dir  # the sweep names it: ${now:} resolved and cached
+        time.sleep(1.1)  # a job launched a second later
+        for overrides in (job, [*job, "repeat_slot=1"]):
+            assert loader.load_sweep_config(sweep, list(overrides)).hydra.sweep.dir == folder

@@ -51,7 +51,13 @@ def compose_each_job_once(loader: Any) -> dict[tuple[Any, ...], Any]:
         return memo[key]
 
     def load_sweep_config(master_config: Any, sweep_overrides: list[str]) -> Any:
-        return copy.deepcopy(composed(master_config, tuple(sweep_overrides)))
+        config = copy.deepcopy(composed(master_config, tuple(sweep_overrides)))
+        # As Hydra's loader does on each composition: the sweep's resolved values (its
+        # ${now:} timestamp) as the master config holds them now. The plan composes jobs
+        # before the sweep's folder is named; a copy of that composition named its own, and
+        # every job of README command 1 went to a sweep folder of its own second.
+        OmegaConf.copy_cache(from_config=master_config, to_config=config)
+        return config
 
     loader.load_sweep_config = load_sweep_config
     setattr(loader, _MEMO_ATTRIBUTE, memo)
