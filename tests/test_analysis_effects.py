@@ -68,15 +68,21 @@ def test_speedup_and_efficiency_per_framework(tmp_path):
     assert gap["verdict"].startswith("torch scales better")
 
 
+def two_sweeps(root: Path, times: list[dict]) -> None:
+    """sweepA and sweepB under `root`, an hour apart, each a sweep folder (multirun.yaml) of
+    the runs `times` gives it."""
+    for (sweep, hour), each in zip((("sweepA", 10), ("sweepB", 11)), times, strict=True):
+        (root / sweep).mkdir()
+        (root / sweep / "multirun.yaml").write_text("hydra: {}\n")
+        fakes.sweep(root / sweep, each, started=f"2026-12-06T{hour}:00:00+00:00")
+
+
 def test_a_speed_up_measured_in_two_sweeps_is_two_values_not_one_sample(tmp_path):
     # torch's 1-core run takes 3.0 s in both sweeps, its 2-core runs 2.0 s in the first (1.5x)
     # and 1.5 s in the second (2.0x), three repeats each. Pooled, twelve runs would give a
     # narrow Welch interval around about 1.7; two sweeps give one value each.
-    for sweep, two, hour in (("sweepA", 1.0, 10), ("sweepB", 0.75, 11)):
-        (tmp_path / sweep).mkdir()
-        (tmp_path / sweep / "multirun.yaml").write_text("hydra: {}\n")
-        times = {("torch", 1): [[1.5, 1.5]] * 3, ("torch", 2): [[two, two]] * 3}
-        fakes.sweep(tmp_path / sweep, times, started=f"2026-12-06T{hour}:00:00+00:00")
+    two_sweeps(tmp_path, [{("torch", 1): [[1.5, 1.5]] * 3, ("torch", 2): [[e, e]] * 3}
+                          for e in (1.0, 0.75)])  # fmt: skip
     hw = row(analyze(tmp_path).hardware, backend="torch", cpus=2)
     assert hw["speedup_sweeps"] == 2
     assert hw["speedup"] == pytest.approx(math.sqrt(1.5 * 2.0))
@@ -479,11 +485,8 @@ def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval
     # configuration with most cores here) 6.0 s in the first and 4.0 s in the second, three
     # repeats each. Pooled, twelve runs that agree within each sweep give a narrow interval;
     # two sweeps (ratios 0.5 and 0.75) give one value each and a t-interval with one degree.
-    for sweep, tf_epoch, hour in (("sweepA", 3.0, 10), ("sweepB", 2.0, 11)):
-        (tmp_path / sweep).mkdir()
-        (tmp_path / sweep / "multirun.yaml").write_text("hydra: {}\n")
-        times = {("torch", 1): [[1.5, 1.5]] * 3, ("tensorflow", 1): [[tf_epoch, tf_epoch]] * 3}
-        fakes.sweep(tmp_path / sweep, times, started=f"2026-12-06T{hour}:00:00+00:00")
+    two_sweeps(tmp_path, [{("torch", 1): [[1.5, 1.5]] * 3, ("tensorflow", 1): [[e, e]] * 3}
+                          for e in (3.0, 2.0)])  # fmt: skip
     rel = row(analyze(tmp_path).relative, config_label="torch cpu1")
     assert rel["time_rel_sweeps"] == 2
     assert rel["time_rel_ci_low"] < 0.5 and rel["time_rel_ci_high"] > 0.75
