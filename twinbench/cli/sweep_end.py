@@ -72,7 +72,8 @@ class SweepSummary(Callback):
             given = [o for o in config.hydra.overrides.task if o.split("=")[0] == "repeats"]
             swept = "repeats" in params or any(not o[len("repeats=") :].isdigit() for o in given)
             self.jobs = self.jobs * repeats if isinstance(repeats, int) and not swept else None
-        if interleave.splits_repeats(config):  # one pair a batch only there (decide_sweep.py)
+        deciding = OmegaConf.select(config, "hydra.sweeper.decide")
+        if deciding and interleave.splits_repeats(config):  # one pair a batch: decide_sweep.py
             from twinbench.launch.decide_sweep import check_two_sides_before_the_plan
 
             check_two_sides_before_the_plan(config)

@@ -72,23 +72,17 @@ def check_two_sides_before_the_plan(config: Any) -> None:
     start callback: there the refusal comes before the plan line, the one line bad input gets
     (the sweeper's own check runs only after the plan was printed). Overrides Hydra cannot parse
     are left to Hydra's own message."""
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
-    if not OmegaConf.select(config, "hydra.sweeper.decide"):
-        return
-    params = OmegaConf.select(config, "hydra.sweeper.params") or {}
-    arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
+    from twinbench.launch.planner import job_overrides
+
     try:
-        batches = BasicSweeper.split_arguments(
-            OverridesParser.create().parse_overrides(arguments), None
-        )
+        jobs = job_overrides(config)
     except HydraException:
         return
     groups: dict[Key, list[list[str]]] = {}
-    for job in batches[0] if batches else []:
-        groups.setdefault(pair_group(tuple(job)), []).append(list(job))
+    for job in jobs:
+        groups.setdefault(pair_group(tuple(job)), []).append(job)
     check_two_sides(list(groups.values()))
 
 

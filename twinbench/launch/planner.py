@@ -302,25 +302,32 @@ def estimate(plan: Plan, past: History) -> Plan:
 # ---------------------------------------------------------------- from a Hydra sweep
 
 
-def hydra_jobs(config: Any) -> list[tuple[dict[str, Any], Path]]:
-    """Each job of the sweep about to start: its composed config and its directory."""
+def job_overrides(config: Any) -> list[list[str]]:
+    """Each job's overrides as Hydra's basic sweeper expands the sweep's config (its sweeper's
+    params, then the command line's), before any repeat is split off."""
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
-
-    from twinbench.launch.compositions import compose_each_job_once
 
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{k}={v}" for k, v in params.items()]
     arguments += list(config.hydra.overrides.task)
     parsed = OverridesParser.create().parse_overrides(arguments)
     batches = BasicSweeper.split_arguments(parsed, None)
+    return [list(job) for job in batches[0]] if batches else []
+
+
+def hydra_jobs(config: Any) -> list[tuple[dict[str, Any], Path]]:
+    """Each job of the sweep about to start: its composed config and its directory."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from twinbench.launch.compositions import compose_each_job_once
+
     loader = GlobalHydra.instance().config_loader()
     compose_each_job_once(loader)  # the launcher composes the same jobs again (compositions.py)
     return [
-        compose_job(loader, config, list(overrides), num)
-        for num, overrides in enumerate(batches[0] if batches else [])
+        compose_job(loader, config, overrides, num)
+        for num, overrides in enumerate(job_overrides(config))
     ]
 
 
