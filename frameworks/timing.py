@@ -1,7 +1,8 @@
 """Timestamps for epochs and steps. Adapters call these hooks; nothing else happens in them.
 
-Each hook is one clock read and one list append, so the hooks cost well under a microsecond and
-do not distort what they time. The clock is injectable so the statistics can be tested exactly.
+Each step's hook is one clock read and one list append, so it costs well under a microsecond and
+does not distort what it times; the epoch's hooks add a read of the process' CPU time and
+resource usage, between the steps. The clock is injectable so the statistics can be tested exactly.
 On a GPU the adapter hands the clock its device's synchronise (`sync`), which every clock read
 calls first: a host timestamp taken with kernels still queued would time their launch, not their
 work. In a pair that takes turns (frameworks/turns.py) the hooks also hand the turn over at block
@@ -10,6 +11,7 @@ boundaries, and every timestamp leaves out the time spent waiting for the partne
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +20,16 @@ from typing import Any
 
 def no_sync() -> None:
     """The CPU's sync: its work is done when the call that did it returns."""
+
+
+def kernel_usage() -> tuple[int, int]:
+    """This process' CPU time in the kernel (ns) and its minor page faults so far, all threads.
+
+    Most of a training step's kernel time is the first touch of fresh memory: a large temporary
+    that the allocator maps for one step and returns after it faults in again, page by page,
+    the next step (docs/findings/2026-12-07-allocator-page-faults.md)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return round(used.ru_stime * 1e9), used.ru_minflt
 
 
 @dataclass
@@ -30,6 +42,10 @@ class RunClock:
     # (start, start of validation) per epoch: the CPU spans the training parts (train_times_s)
     # cover; the end of the epoch where it did not validate
     train_cpu_ns: list[tuple[int, int]] = field(default_factory=list)
+    # (kernel CPU ns, minor page faults) over each epoch's training part, read at the same two
+    # points as train_cpu_ns. A run taking turns counts its waits' own (a blocked read a turn).
+    kernel: Callable[[], tuple[int, int]] = kernel_usage
+    train_kernel: list[tuple[int, int]] = field(default_factory=list)
     epoch_start_ns: list[int] = field(default_factory=list)
     epoch_end_ns: list[int] = field(default_factory=list)
     val_start_ns: list[int] = field(default_factory=list)
@@ -52,6 +68,7 @@ class RunClock:
         if self.turns:
             self.turns.begin()  # the first epoch waits for its first turn before it starts
         self.step_end_ns.append([])
+        self._kernel_start = self.kernel()
         self._cpu_start_ns = self._cpu()
         self.epoch_start_ns.append(self.now())
 
@@ -63,6 +80,7 @@ class RunClock:
     def validation_begin(self) -> None:
         self.val_start_ns.append(self.now())
         self.train_cpu_ns.append((self._cpu_start_ns, self._cpu()))
+        self._end_training_part()
 
     def training_end(self) -> None:
         """After the last epoch: a run taking turns waits for its partner to finish training."""
@@ -76,8 +94,13 @@ class RunClock:
             # with it, so val_start_ns stays one entry per epoch when only some epochs validate.
             self.val_start_ns.append(now)
             self.train_cpu_ns.append((self._cpu_start_ns, cpu))
+            self._end_training_part()
         self.epoch_end_ns.append(now)
         self.epoch_cpu_ns.append((self._cpu_start_ns, cpu))
+
+    def _end_training_part(self) -> None:
+        (sys_ns, faults), (sys0, faults0) = self.kernel(), self._kernel_start
+        self.train_kernel.append((sys_ns - sys0, faults - faults0))
 
     # Derived figures, in seconds.
     def epoch_times_s(self) -> list[float]:

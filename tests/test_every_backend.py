@@ -51,6 +51,10 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     # converter and Keras' orbax callback load JAX into workers that never compute in them.
     assert record["framework"]["runtimes_in_process"] == [registry.spec(backend).runtime]
     assert len(record["history"]["loss"]) == 1 and record["steps_per_epoch"] == 2
+    # What its training parts spent in the kernel, read beside their CPU time (the report's
+    # "in the kernel" and "page faults per step")
+    used = record["resources"]
+    assert used["system_time_training_steps_s"] >= 0 and used["minor_faults_training_steps"] >= 0
     # Start-up, phase by phase: the named phases explain it, the rest is the worker's own
     # set-up (before 2026-12-05 the optimizer's construction, 0.9 s of torch's 2.8, was in no
     # phase, and the report's start-up chart drew bars a third too short).

@@ -4,7 +4,9 @@ and the memory/CPU figures the worker records outside its timed steps."""
 from __future__ import annotations
 
 import json
+import mmap
 
+import pandas as pd
 import pytest
 
 from analysis.compute import rundetail
@@ -57,6 +59,44 @@ def test_busy_cores_of_a_real_epoch_stay_within_the_cores_that_ran():
     clock.epoch_end()
     # one thread cannot keep more than one core busy, however loaded the machine is
     assert 0 < resources.usage(clock)["busy_cores_training"] <= 1.05
+
+
+def _touch_fresh_pages(mib: int) -> None:
+    """Map anonymous memory, write one byte per page (each write a minor page fault), unmap it:
+    what an allocator does with a large temporary, step after step."""
+    pages = mib * 1024 * 1024 // mmap.PAGESIZE
+    with mmap.mmap(-1, pages * mmap.PAGESIZE) as memory:
+        for page in range(pages):
+            memory[page * mmap.PAGESIZE] = 1
+
+
+def test_the_kernel_time_and_page_faults_of_the_training_parts_alone_are_recorded():
+    """Each epoch's training part touches 32 MiB of fresh pages, its validation 128 MiB: the
+    record counts the first (torch's fastText step spent most of its time there, 2026-12-07).
+    The bounds leave room for whatever else this process' threads fault meanwhile; counting the
+    validation too would add four times the training parts' faults."""
+    clock = RunClock()
+    for _ in range(2):
+        clock.epoch_begin()
+        _touch_fresh_pages(32)
+        clock.validation_begin()
+        _touch_fresh_pages(128)
+        clock.epoch_end()
+    used = resources.usage(clock)
+    faults, system = used["minor_faults_training_steps"], used["system_time_training_steps_s"]
+    per_part = 32 * 1024 * 1024 // mmap.PAGESIZE
+    assert 2 * per_part <= faults < 2 * per_part * 2, used
+    assert system > 0, used
+
+
+def test_the_report_shows_the_kernel_share_and_the_faults_of_a_step():
+    run = pd.Series({"system_time_training_steps_s": 3.0, "cpu_time_training_steps_s": 6.0,
+                     "minor_faults_training_steps": 1200, "steps_per_epoch": 40,
+                     "epochs_timed": 3})  # fmt: skip
+    assert rundetail.kernel_share(run) == 0.5
+    assert rundetail.faults_per_step(run) == 10
+    older = pd.Series({"cpu_time_training_steps_s": 6.0, "steps_per_epoch": 40})  # before 12-07
+    assert rundetail.kernel_share(older) is None and rundetail.faults_per_step(older) is None
 
 
 def test_no_finished_epoch_gives_no_busy_cores():

@@ -70,6 +70,31 @@ def time_to_target(
     return None
 
 
+def kernel_share(r: pd.Series) -> float | None:
+    """The share of the training parts' CPU time spent in the kernel; None in records from
+    before it was read (2026-12-07) or without training CPU time."""
+    system, cpu = (
+        _number(r.get("system_time_training_steps_s")),
+        _number(r.get("cpu_time_training_steps_s")),
+    )
+    return system / cpu if system is not None and cpu else None
+
+
+def faults_per_step(r: pd.Series) -> float | None:
+    """Minor page faults per training step (max_steps caps each epoch, so steps_per_epoch is the
+    count each timed epoch trained)."""
+    faults, per_epoch = (
+        _number(r.get("minor_faults_training_steps")),
+        _number(r.get("steps_per_epoch")),
+    )
+    epochs = _number(r.get("epochs_timed"))
+    return faults / (per_epoch * epochs) if faults is not None and per_epoch and epochs else None
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
 def details(runs: pd.DataFrame, target_accuracy: float | None = None) -> pd.DataFrame:
     """One row per successful twinbench run with its per-epoch and per-step series."""
     ok = runs[(runs["status"] == "ok") & (runs["source"] != LEGACY_SOURCE)]
@@ -94,6 +119,8 @@ def details(runs: pd.DataFrame, target_accuracy: float | None = None) -> pd.Data
             "peak_rss_mib": r.get("peak_rss_mib"),
             "cpu_time_training_s": r.get("cpu_time_training_s"),
             "busy_cores_training": r.get("busy_cores_training"),
+            "kernel_share_training": kernel_share(r),
+            "faults_per_step": faults_per_step(r),
             "time_to_target_s": (
                 time_to_target(epochs, history.get("val_accuracy") or [], target_accuracy)
                 if target_accuracy is not None

@@ -204,6 +204,12 @@ class Resources(Block):
         "CPU time over the epochs' training parts, validation left out (train_times_s)", "s"
     )
     busy_cores_training: float | None = spec("CPU seconds per wall second in training", "cores")
+    system_time_training_steps_s: float = spec(
+        "of cpu_time_training_steps_s, the time in the kernel (page faults, mostly)", "s"
+    )
+    minor_faults_training_steps: int = spec(
+        "minor page faults over the training parts: fresh memory touched", "faults"
+    )
 
 
 @dataclass(frozen=True)

@@ -36,4 +36,8 @@ def usage(clock: RunClock) -> dict[str, Any]:
         "cpu_time_training_s": sum(e - s for s, e in clock.epoch_cpu_ns) / 1e9,
         "cpu_time_training_steps_s": sum(e - s for s, e in clock.train_cpu_ns) / 1e9,
         "busy_cores_training": busy,
+        # What the training parts spent in the kernel: a share of their CPU time well above a
+        # few percent is memory being faulted in, not the framework's arithmetic.
+        "system_time_training_steps_s": sum(k for k, _ in clock.train_kernel) / 1e9,
+        "minor_faults_training_steps": sum(f for _, f in clock.train_kernel),
     }

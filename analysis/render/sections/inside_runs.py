@@ -25,6 +25,8 @@ DETAIL_COLS = [
     Col("peak_rss_mib", "peak RSS (MiB)", "s"),
     Col("cpu_time_training_s", "CPU time in training (s)", "s"),
     Col("busy_cores_training", "busy cores", "s"),
+    Col("kernel_share_training", "in the kernel", "pct"),
+    Col("faults_per_step", "page faults per step", "n0"),
 ]
 
 
@@ -53,7 +55,11 @@ def write(page: Page, an: Analysis) -> None:
         "table. Step times come from each run's <code>steps.json</code>, steady state only "
         "(the run's first steps and each epoch's first step left out). Peak RSS is the "
         "worker's resident-memory high-water mark; CPU time and busy cores (CPU seconds per "
-        "wall second) cover training, read before and after it, never inside a step."
+        "wall second) cover training, read before and after it, never inside a step. "
+        "In the kernel: the share of the training steps' CPU time spent in the operating "
+        "system, with the page faults per step beside it; above a few percent it is fresh "
+        "memory being faulted in (an allocator returning large temporaries after each step), "
+        "not the framework's arithmetic."
         + (f" Time to target: wall-clock until validation accuracy first reached {target:g}."
            if target is not None else "")
         + "</p>"
