@@ -356,6 +356,9 @@ def test_a_write_error_hint_matches_the_fault():
         ("TF_ENABLE_ONEDNN_OPTS", "0", "backend.onednn"),
         ("OMP_PLACES", "cores", "pins the run's cores itself"),
         ("OMP_PROC_BIND", "close", "pins the run's cores itself"),
+        ("MALLOC_MMAP_MAX_", "0", "glibc's defaults"),
+        ("GLIBC_TUNABLES", "glibc.malloc.mmap_max=0", "glibc's defaults"),
+        ("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "glibc's defaults"),
     ],
 )
 def test_a_shell_variable_that_changes_what_is_measured_is_refused(
@@ -370,6 +373,13 @@ def test_a_shell_variable_that_changes_what_is_measured_is_refused(
     assert stop.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert f"{variable}={value} is set in the environment" in line and advice in line, line
+
+
+def test_a_preload_or_tunable_that_leaves_the_allocator_alone_is_not_refused():
+    from twinbench.config import inherited_env
+
+    inherited_env.check({"LD_PRELOAD": "/usr/lib/libgtk3-nocsd.so.0",
+                         "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX512F"})  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -38,13 +38,32 @@ REFUSED: dict[str, str] = {
     "XLA_FLAGS": "use the backend's settings (backend.jit_compile, backend.xla)",
     "TF_XLA_FLAGS": "use the backend's settings (backend.xla)",
 }
+ALLOCATOR = "it changes how memory is allocated and returned; twinbench measures glibc's defaults"
+# glibc's malloc variables (mallopt(3)); MALLOC_CHECK_ and MALLOC_PERTURB_ add checking and
+# filling work to every allocation.
+MALLOC_VARIABLES = ("MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_MMAP_MAX_",
+                    "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_",
+                    "MALLOC_CHECK_", "MALLOC_PERTURB_")  # fmt: skip
+REFUSED.update(dict.fromkeys(MALLOC_VARIABLES, ALLOCATOR))
+# Refused only where the value names what changes the measurement: the words to look for.
+REFUSED_WHEN_IT_NAMES: dict[str, tuple[str, ...]] = {
+    "GLIBC_TUNABLES": ("glibc.malloc",),
+    "LD_PRELOAD": ("malloc",),  # libjemalloc, libtcmalloc(_minimal), libmimalloc
+}
 
 
 def check(environ: Mapping[str, str] = os.environ) -> None:
     """ConfigError naming the first variable set here that would change what is measured."""
     for name, advice in REFUSED.items():
         if name in environ:
-            raise ConfigError(
-                f"{name}={environ[name]} is set in the environment: it changes what is measured "
-                f"but not the run's identity; unset it ({advice})"
-            )
+            _refuse(name, environ[name], advice)
+    for name, words in REFUSED_WHEN_IT_NAMES.items():
+        if any(word in environ.get(name, "").lower() for word in words):
+            _refuse(name, environ[name], ALLOCATOR)
+
+
+def _refuse(name: str, value: str, advice: str) -> None:
+    raise ConfigError(
+        f"{name}={value} is set in the environment: it changes what is measured "
+        f"but not the run's identity; unset it ({advice})"
+    )
