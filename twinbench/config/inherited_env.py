@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import NoReturn
 
 from twinbench.config.choices import ConfigError
 
@@ -62,7 +63,7 @@ def check(environ: Mapping[str, str] = os.environ) -> None:
             _refuse(name, environ[name], ALLOCATOR)
 
 
-def _refuse(name: str, value: str, advice: str) -> None:
+def _refuse(name: str, value: str, advice: str) -> NoReturn:
     raise ConfigError(
         f"{name}={value} is set in the environment: it changes what is measured "
         f"but not the run's identity; unset it ({advice})"
