@@ -10,16 +10,17 @@ sweeps:
 
 from __future__ import annotations
 
-import math
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from analysis.compute import sessions
 from analysis.load.table import runs_table
-from twinbench import stats
 
-SPLITS = 2000
+# The held-out comparison itself is the hardware-effect check's (one copy of it).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sessions-as-units"))
+from speedups_held_out import halves_disagree
+
 BASELINE = ("tensorflow", 2)
 METRIC = "train_time_s"  # the relative table's default metric
 
@@ -34,34 +35,8 @@ def main() -> None:
 
     base = config(*BASELINE)
     for backend, cpus in (("torch", 1), ("torch", 2), ("tensorflow", 1)):
-        row = config(backend, cpus)
-        sweeps = sorted(set(row["sweep"]) & set(base["sweep"]))
-
-        def pooled(chosen, row=row):
-            a = row[row["sweep"].isin(chosen)][METRIC].dropna().tolist()
-            b = base[base["sweep"].isin(chosen)][METRIC].dropna().tolist()
-            return tuple(map(math.log, stats.ratio_ci(a, b)))
-
-        def per_sweep(chosen, row=row):
-            a, b = row[row["sweep"].isin(chosen)], base[base["sweep"].isin(chosen)]
-            found = sessions.ratio_over_sweeps(
-                a[METRIC].tolist(), a["sweep"].tolist(), b[METRIC].tolist(), b["sweep"].tolist()
-            )
-            return tuple(map(math.log, found[:3]))
-
-        out = []
-        for name, way in (("pooled runs (Welch)", pooled), ("one value per sweep", per_sweep)):
-            misses = 0
-            for _ in range(SPLITS):
-                order = list(rng.permutation(sweeps))
-                a, b = way(order[: len(order) // 2]), way(order[len(order) // 2 :])
-                misses += abs(a[0] - b[0]) > math.hypot((a[2] - a[1]) / 2, (b[2] - b[1]) / 2)
-            c, lo, hi = way(sweeps)
-            out.append(
-                f"{name}: {math.exp(c):.3f} [{math.exp(lo):.3f}, {math.exp(hi):.3f}], "
-                f"halves disagree {misses / SPLITS:.1%}"
-            )
-        print(f"{backend} cpu{cpus} / tensorflow cpu2, {len(sweeps)} sweeps; " + "; ".join(out))
+        count, text = halves_disagree(config(backend, cpus), base, METRIC, rng)
+        print(f"{backend} cpu{cpus} / tensorflow cpu2, {count} sweeps; " + text)
 
 
 if __name__ == "__main__":
