@@ -33,19 +33,50 @@ RELEVANT_ISA_FLAGS = (
 )
 
 
-def _cpuinfo() -> tuple[str, set[str]]:
-    model, flags = platform.processor() or platform.machine(), set()
+# The widest vector ISA names the code path kernels take; the first of these a CPU has is named.
+WIDEST_ISA = (
+    "amx_bf16",
+    "avx512_fp16",
+    "avx512_bf16",
+    "avx512f",
+    "avx2",
+    "avx",
+    "sse4_2",
+    "sve",
+    "asimd",
+)
+# /proc/cpuinfo's keys for a CPU's family and model: x86's, then Arm's.
+CPU_ID_KEYS = (
+    ("cpu family", "family"),
+    ("model", "model"),
+    ("CPU implementer", "implementer"),
+    ("CPU part", "part"),
+)
+
+
+def parse_cpuinfo(text: str) -> tuple[str | None, set[str], str | None]:
+    """The model name, feature flags and family/model of the first processor /proc/cpuinfo
+    lists (x86's `cpu family` and `model`, Arm's `CPU implementer` and `CPU part`)."""
+    model, flags, ids = None, set(), {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "model name" and value and model is None:
+            model = value
+        elif key in ("flags", "Features") and not flags:
+            flags = set(value.split())
+        elif key in dict(CPU_ID_KEYS) and value and key not in ids:
+            ids[key] = value
+    cpu_id = " ".join(f"{label} {ids[key]}" for key, label in CPU_ID_KEYS if key in ids)
+    return model, flags, cpu_id or None
+
+
+def _cpuinfo() -> tuple[str, set[str], str | None]:
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            key = key.strip()
-            if key == "model name" and value.strip():
-                model = value.strip()
-            elif key in ("flags", "Features") and not flags:
-                flags = set(value.split())
+        model, flags, cpu_id = parse_cpuinfo(Path("/proc/cpuinfo").read_text())
     except OSError:
-        pass
-    return model, flags
+        model, flags, cpu_id = None, set(), None
+    return model or platform.processor() or platform.machine(), flags, cpu_id
 
 
 def cpu_flags() -> set[str]:
@@ -53,9 +84,23 @@ def cpu_flags() -> set[str]:
     return _cpuinfo()[1]
 
 
+def widest_isa(flags: list[str] | set[str]) -> str | None:
+    """The widest vector ISA among `flags` (WIDEST_ISA's order), None where it names none."""
+    return next((isa for isa in WIDEST_ISA if isa in flags), None)
+
+
 def machine_fingerprint(env: dict[str, Any]) -> str:
-    """Identifies comparable hardware across result files: CPU model and logical core count."""
-    return f"{env['cpu_model']} x{env['logical_cores']}"
+    """Identifies comparable hardware across result files and caches: the CPU's model name, its
+    family and model, its widest vector ISA, and the logical core count.
+
+    The name alone is not enough in a virtual machine: this project's Zen 3 (family 25 model 1,
+    AVX2) and its AVX-512 host (family 25 model 17) both read "AMD EPYC", and their float32
+    peaks differ twice over; a cloud's Intel guests read "Intel(R) Xeon(R) Processor" whatever
+    the generation. A hypervisor that hides AVX-512 from the same CPU changes the kernels too.
+    """
+    details = [d for d in (env.get("cpu_id"), widest_isa(env.get("isa_flags") or [])) if d]
+    name = f"{env['cpu_model']} ({', '.join(details)})" if details else env["cpu_model"]
+    return f"{name} x{env['logical_cores']}"
 
 
 def now_iso() -> str:
@@ -97,12 +142,13 @@ def slurm_allocation() -> dict[str, Any] | None:
 def describe() -> dict[str, Any]:
     import psutil
 
-    model, flags = _cpuinfo()
+    model, flags, cpu_id = _cpuinfo()
     env: dict[str, Any] = {
         "hostname": socket.gethostname(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],
         "cpu_model": model,
+        "cpu_id": cpu_id,
         "isa_flags": sorted(f for f in RELEVANT_ISA_FLAGS if f in flags),
         "logical_cores": os.cpu_count(),
         "physical_cores": psutil.cpu_count(logical=False),

@@ -260,6 +260,7 @@ class Environment(Block):
     platform: str = spec("operating system and kernel")
     python: str = spec("Python version")
     cpu_model: str | None = spec("CPU model name")
+    cpu_id: str | None = spec("CPU family and model (x86) or implementer and part (Arm)")
     isa_flags: list[str] = spec("vector ISA flags that matter to kernels")
     logical_cores: int = spec("logical cores of the machine", "cores")
     physical_cores: int | None = spec("physical cores of the machine", "cores")
