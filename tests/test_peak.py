@@ -239,7 +239,8 @@ def test_the_report_and_terminal_show_one_machine_peak_and_both_gemm_ceilings(
     text = terminal.render(an)
     assert (
         "machine peak cpus=2: 460 GFLOP/s (tensorflow); each library's GEMM: numpy 100 (22%), "
-        "torch 200 (43%), tensorflow 460 (100%), jax 300 (65%)  ! above the ISA x clock limit"
+        "torch 200 (43%), tensorflow 460 (100%), jax 300 (65%)  ! above cores x ISA x 2600 MHz, "
+        "the clock read (test): turbo above it, or a probe's timing wrong"
     ) in text
     html = report.write(an, tmp_path / "out").read_text()
     assert 'id="machine-peak"' in html and "kernel-library effect" in html

@@ -55,6 +55,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
         "peak_shared": bool(mp.get("shared_cores")),
         "isa_limit_gflops": _num(limit.get("gflops")),
         "isa_limit_clock": limit.get("clock_source"),
+        "isa_limit_mhz": _num(limit.get("mhz")),
         "peak_exceeds_isa_limit": mp.get("exceeds_isa_limit"),
         "framework_gemm_gflops": _num(flops.get("framework_gemm_gflops")),
         "kernel_library_effect": _num(flops.get("kernel_library_effect")),
@@ -128,12 +129,26 @@ def peaks(runs: pd.DataFrame) -> pd.DataFrame:
         *(f"gemm_{lib}_{k}" for lib in found for k in ("gflops", "kernel")),
         "isa_limit_gflops",
         "isa_limit_clock",
+        "isa_limit_mhz",
         "peak_exceeds_isa_limit",
     ]
     out = ok[[c for c in keep if c in ok]].copy()
     for lib in found:
         out[f"{lib}_share"] = out[f"gemm_{lib}_gflops"] / out["machine_peak_gflops"]
     return out.sort_values(["machine", "peak_cores"])
+
+
+def above_isa_limit(row: pd.Series) -> str:
+    """The flag of a peak above cores x ISA x clock, naming the clock: a VM's /proc/cpuinfo often
+    states a base clock that turbo runs above, which a timing fault cannot be told from here."""
+    mhz, source = row.get("isa_limit_mhz"), str(row.get("isa_limit_clock") or "")
+    if pd.isna(mhz):
+        return "  ! above the ISA x clock limit"
+    read = "/proc/cpuinfo states" if source.startswith("/proc/cpuinfo") else f"read ({source})"
+    return (
+        f"  ! above cores x ISA x {mhz:.0f} MHz, the clock {read}: turbo above it, or a probe's "
+        "timing wrong"
+    )
 
 
 def lines(runs: pd.DataFrame) -> list[str]:
@@ -147,7 +162,7 @@ def lines(runs: pd.DataFrame) -> list[str]:
             for lib in found
             if pd.notna(r.get(f"gemm_{lib}_gflops"))
         )
-        flag = "  ! above the ISA x clock limit" if r["peak_exceeds_isa_limit"] else ""
+        flag = above_isa_limit(r) if r["peak_exceeds_isa_limit"] else ""
         precision = r.get("peak_probe_precision")
         kind = f" {precision}" if isinstance(precision, str) and precision != "float32" else ""
         out.append(
