@@ -164,14 +164,9 @@ def read_clock_mhz() -> tuple[float | None, str]:
 
 
 def _cpu_flags() -> set[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("flags", "Features"):
-                return set(value.split())
-    except OSError:
-        pass
-    return set()
+    from twinbench.machine import environment
+
+    return environment.cpu_flags()
 
 
 # ------------------------------------------------------------------ the machine peak, cached
