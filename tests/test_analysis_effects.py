@@ -495,3 +495,17 @@ def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval
     alone = row(analyze(tmp_path / "sweepA").relative, config_label="torch cpu1")
     assert alone["time_rel_sweeps"] == 0 and alone["time_rel"] == 0.5
     assert alone["time_rel_ci_high"] / alone["time_rel_ci_low"] < 1.01
+
+
+def test_a_run_flagged_for_subnormals_flags_its_configuration(tmp_path):
+    """The worker's subnormal flag (frameworks/subnormals.py) reaches the configuration's flags,
+    beside the drift it explains; an unflagged run of the same table does not."""
+    from frameworks import subnormals
+
+    flagged = fakes.record("torch", 1, [1.0])
+    flagged["flags"] = [f"{subnormals.FLAG_PREFIX} after training 7.03% of the predictions ..."]
+    fakes.write(tmp_path, "a", flagged)
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0]))
+    an = analyze(tmp_path)
+    assert "subnormals computed" in row(an.configs, backend="torch")["flags"]
+    assert "subnormals" not in row(an.configs, backend="tensorflow")["flags"]

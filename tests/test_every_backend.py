@@ -67,6 +67,12 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     # The loop fingerprint (frameworks/loop_print.py): the 2 capped batches it actually fed
     (loop,) = record["history"]["loop"]
     assert loop["train_samples"] == min(2 * record["batch_size"], record["data"]["n_train"])
+    # Its subnormals were counted over every trained weight, the optimizer's state and one
+    # batch's predictions, each read back through the backend's own runtime
+    found = record["subnormals"]
+    assert "error" not in found, found
+    assert found["values"]["parameters"] == record["params"]
+    assert found["values"]["optimizer_state"] > 0 and found["values"]["predictions"] > 0
     # A language model's text after training (conf/model `sample`), timed apart; none otherwise
     wanted = model_config(model).get("sample")
     if wanted:

@@ -80,6 +80,8 @@ def _flags(
         flags.append(f"unstable: interval {s.rel_ci_width:.0%} of median")
     if _any(ok, "drifting"):
         flags.append("drift within a run")
+    if _any(ok, "subnormals_flagged"):
+        flags.append("subnormals computed (backend.flush_denormal)")
     if _any(ok, "steady_step_unstable"):
         flags.append("unstable steady state")
     if (ok.get("threads_verified", pd.Series(dtype="boolean")) == False).any():  # noqa: E712

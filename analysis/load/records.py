@@ -21,6 +21,7 @@ from typing import Any
 from analysis.compute import attention_split, layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 from analysis.load import axes, backends
+from frameworks import subnormals
 from twinbench.result.block import ABSENT, present
 from twinbench.result.blocks import (
     STEADY_STEP_S,
@@ -313,6 +314,12 @@ def to_row(rec: Record) -> dict[str, Any]:
         "steady_samples_per_s": _num(timing.steady_samples_per_s),
         "drift_ratio": _num(drift.ratio_last_to_first_third),
         "drifting": present(drift.drifting),
+        # The worker flagged subnormals its kernels computed with (frameworks/subnormals.py):
+        # beside a drift, its likely cause.
+        "subnormals_flagged": any(
+            str(f).startswith(subnormals.FLAG_PREFIX)
+            for f in (record.flags if isinstance(record.flags, list) else [])
+        ),
         "flops_per_step": _num(flops.per_step),
         "achieved_gflops": _num(flops.achieved_gflops),
         "peak_gflops": _num(flops.peak_gflops),

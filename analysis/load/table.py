@@ -42,6 +42,7 @@ BOOL_COLUMNS = (
     "settings_default",
     "steady_step_unstable",
     "drifting",
+    "subnormals_flagged",
 )
 TEXT_COLUMNS = (
     "error",

@@ -168,6 +168,7 @@ MEASURE: dict[str, Check] = {
     "sol_repeat_s": positive_number(),
     "profile_steps": whole(1),
     "profile_warmup_steps": whole(0),
+    "subnormal_flag_share": share,
     "unstable_rel_width": positive_number(),
     "target_rel_width": positive_number(),
     "max_repeats": whole(1),

@@ -111,6 +111,19 @@ class Startup(Block):
 
 
 @dataclass(frozen=True)
+class Subnormals(Block):
+    """Subnormal (denormal) floats in the trained state, counted from their bits after the last
+    timed step (frameworks/subnormals.py): where a run's steps slowed as it trained, the evidence
+    of whether its kernels were meeting them. Groups: parameters, optimizer_state."""
+
+    values: dict[str, int] = spec("float values per group", "values")
+    subnormal: dict[str, int] = spec("of which subnormal, per group", "values")
+    share: dict[str, float] = spec("subnormal over values, per group (0 for an empty group)", "1")
+    seconds: float = spec("the count's wall time, after training", "s")
+    error: str = spec("why the count failed; the other fields are then absent")
+
+
+@dataclass(frozen=True)
 class Sample(Block):
     """Text a language model generated after training, timed apart (twinbench/worker/sample.py)."""
 

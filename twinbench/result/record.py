@@ -32,6 +32,7 @@ from twinbench.result.blocks import (
     Sample,
     SpeedOfLight,
     Startup,
+    Subnormals,
     Threads,
     Timing,
 )
@@ -171,6 +172,11 @@ class ResultRecord(Block):
     attention: dict[str, Any] | None = spec(
         "the attention path and kernel that ran, beside arch.attention asked; None for a model "
         "without attention (frameworks/attention_probe.py)"
+    )
+    subnormals: Subnormals | None = spec(
+        "subnormal floats in the weights and optimizer state after training "
+        "(frameworks/subnormals.py); absent in records made before 2026-12-07",
+        block=Subnormals,
     )
     resources: Resources = spec("memory and CPU used", block=Resources)
     turns: dict[str, Any] | None = spec(

@@ -75,13 +75,21 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
 
 
 def run_flags(
-    spec: RunSpec, timing: Timing | None = None, steps_per_epoch: int | None = None
+    spec: RunSpec,
+    timing: Timing | None = None,
+    steps_per_epoch: int | None = None,
+    trained_state: tuple[dict[str, Any] | None, dict[str, Any]] = (None, {}),
 ) -> list[str]:
-    """What qualifies this run's figures, one line each (the record's `flags`)."""
+    """What qualifies this run's figures, one line each (the record's `flags`).
+    trained_state: the run's `subnormals` block and the settings in effect."""
+    from frameworks import subnormals
+
     no_steady = timing is not None and timing.steady_step_s is None
+    share = float(spec.measure.get("subnormal_flag_share", subnormals.FLAG_SHARE))
     lines = (
         spec.oversubscribed(),
         no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
+        subnormals.flag(*trained_state, share),
     )
     return [line for line in lines if line]
 
@@ -316,6 +324,7 @@ def assemble(
         kernels=looks.kernels,
         sample=looks.sample,
         attention=looks.attention,
+        subnormals=looks.subnormals,
         resources=trained.resources,
         turns=trained.clock.turns.summary() if trained.clock.turns else None,
         history={
@@ -333,7 +342,14 @@ def assemble(
         config=spec.config,
         **(
             {"flags": flags}
-            if (flags := run_flags(spec, timing, trained.plan.steps_per_epoch))
+            if (
+                flags := run_flags(
+                    spec,
+                    timing,
+                    trained.plan.steps_per_epoch,
+                    (looks.subnormals, trained.settings_in_effect),
+                )
+            )
             else {}
         ),
     )

@@ -281,6 +281,7 @@ class Looks:
     kernels: dict[str, Any] | None
     sample: dict[str, Any] | None = None  # text generated after training (conf/model `sample`)
     attention: dict[str, Any] | None = None  # the attention path and kernel that ran (transformers)
+    subnormals: dict[str, Any] | None = None  # subnormal floats in the trained state
 
 
 def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_dir: Path) -> Looks:
@@ -307,7 +308,28 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
             timeout_s=float(spec.measure["kernel_probe_timeout_s"]),
             precision=spec.precision,
         )
-    return Looks(found, probed, sample_text(spec, fw, loaded, trained), attention(loaded, trained))
+    return Looks(
+        found,
+        probed,
+        sample_text(spec, fw, loaded, trained),
+        attention(loaded, trained),
+        subnormals(spec, fw, loaded, trained),
+    )
+
+
+def subnormals(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained) -> dict[str, Any]:
+    """How many of the trained weights and optimizer state are subnormal (frameworks/subnormals.py):
+    the evidence beside a run whose steps slowed down as it trained."""
+    from frameworks import subnormals as probe
+
+    # Native torch keeps its optimizer in the adapter; a Keras model carries its own.
+    optimizer_of = getattr(fw.backend, "optimizer_and_schedule", None)
+    batch = loaded.data.x_train[: trained.plan.batch_size]
+    return probe.measured(
+        trained.model,
+        optimizer_of()[0] if optimizer_of else None,
+        lambda: fw.backend.predict(trained.model, spec.model, batch),
+    )
 
 
 def attention(loaded: Loaded, trained: Trained) -> dict[str, Any] | None:
