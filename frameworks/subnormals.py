@@ -79,10 +79,12 @@ def _torch(model: Any, optimizer: Any) -> dict[str, list[np.ndarray]]:
     if optimizer is not None:
         for per_param in optimizer.state.values():
             state += [_torch_numpy(v) for v in per_param.values() if isinstance(v, torch.Tensor)]
-    params = list(model.parameters())
+    from frameworks.torch_native.backend import counted_weights
+
+    weights = counted_weights(model)  # what the record's `params` counts
     return {
-        PARAMETERS: [_torch_numpy(p) for p in params],
-        GRADIENTS: [_torch_numpy(p.grad) for p in params if p.grad is not None],
+        PARAMETERS: [_torch_numpy(w) for w in weights],
+        GRADIENTS: [_torch_numpy(w.grad) for w in weights if w.grad is not None],
         OPTIMIZER_STATE: state,
     }
 
@@ -92,7 +94,8 @@ def _keras(model: Any) -> dict[str, list[np.ndarray]]:
 
     optimizer = getattr(model, "optimizer", None)
     return {
-        PARAMETERS: [ops.convert_to_numpy(v) for v in model.trainable_variables],
+        # model.weights: BatchNorm's moving statistics too, as the record's `params` counts
+        PARAMETERS: [ops.convert_to_numpy(v) for v in model.weights],
         OPTIMIZER_STATE: [
             ops.convert_to_numpy(v) for v in (optimizer.variables if optimizer else [])
         ],

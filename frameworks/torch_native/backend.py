@@ -61,6 +61,15 @@ def _best_rate(op, flop: int, seconds: float) -> float:
     return best  # flop per ns = GFLOP/s
 
 
+def counted_weights(model: nn.Module) -> list[torch.Tensor]:
+    """The tensors a Keras model would count as its weights: trainable parameters and
+    BatchNorm's moving statistics, which Keras keeps as (non-trainable) weights and torch as
+    buffers. Frozen parameters are not weights of the Keras model: the zero bias_hh torch's
+    LSTM carries beside Keras' single bias (models/torch_init.py)."""
+    stats = [b for n, b in model.named_buffers() if n.endswith(("running_mean", "running_var"))]
+    return [p for p in model.parameters() if p.requires_grad] + stats
+
+
 def configure_torch_threads(intra_op: int, inter_op: int) -> ThreadReport:
     """torch's pools set and read back; Keras on torch shares them (keras/on_torch.py)."""
     torch.set_num_threads(intra_op)
@@ -163,16 +172,7 @@ class TorchBackend(Backend):
         return models.get(model_name).torch_model(**model_cfg["arch"]).to(device)
 
     def count_params(self, model: nn.Module) -> int:
-        # Keras counts BatchNorm's moving statistics as (non-trainable) weights; torch keeps them
-        # as buffers. Count them too so the totals compare like with like.
-        stats = sum(
-            b.numel()
-            for n, b in model.named_buffers()
-            if n.endswith(("running_mean", "running_var"))
-        )
-        # Frozen parameters are not weights of the Keras model: the zero bias_hh torch's LSTM
-        # carries beside Keras' single bias (models/torch_init.py).
-        return sum(p.numel() for p in model.parameters() if p.requires_grad) + stats
+        return sum(t.numel() for t in counted_weights(model))
 
     def export_weights(self, model: nn.Module, model_name: str) -> dict[str, np.ndarray]:
         state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}

@@ -114,7 +114,9 @@ class Startup(Block):
 class Subnormals(Block):
     """Subnormal (denormal) floats in the trained state, counted from their bits after the last
     timed step (frameworks/subnormals.py): where a run's steps slowed as it trained, the evidence
-    of whether its kernels were meeting them. Groups: parameters, optimizer_state."""
+    of whether its kernels were meeting them. Groups: parameters (the weights `params`
+    counts), gradients (native torch keeps the last step's; Keras does not), optimizer_state,
+    predictions (output probabilities on one training batch, in inference mode)."""
 
     values: dict[str, int] = spec("float values per group", "values")
     subnormal: dict[str, int] = spec("of which subnormal, per group", "values")

@@ -1,0 +1,131 @@
+"""Where in a torch training step subnormal floats appear as a model trains, and what an epoch
+costs meanwhile: the step-by-step evidence behind the record's `subnormals` block.
+
+Trains the project's own torch model (models/, conf/model/<name>.yaml: its initialisation,
+objective and optimizer formula) on the synthetic data set, one pinned core, one thread, the
+shared batch order; after chosen epochs it takes a look of `--look-batches` batches with forward
+and backward hooks: the share of subnormal floats in every module's output and in the gradient
+flowing into it, in the weights' gradients and in the optimizer's state. `--flush` runs the same
+with torch.set_flush_denormal(True), as `backend.flush_denormal=true` does.
+
+    python -m benchmarks.diagnostics.subnormal_sites [--model mlp] [--epochs 16] [--flush]
+
+docs/findings/2026-12-07-subnormals.md used it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _share(tensor: Any) -> float:
+    from frameworks import subnormals
+
+    values, found = subnormals.count(tensor.detach().cpu().numpy())
+    return found / values if values else 0.0
+
+
+def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[str, float]:
+    """Mean subnormal share per site over `batches`, hooks on every leaf module."""
+    seen: dict[str, list[float]] = {}
+    hooks = []
+    leaves = [(n, m) for n, m in model.named_modules() if not list(m.children())]
+    for name, module in leaves:
+        label = f"{name} ({type(module).__name__})"
+
+        def out_hook(_m, _inp, out, label=label):
+            seen.setdefault(f"{label} output", []).append(_share(out))
+
+        def grad_hook(_m, _gin, gout, label=label):
+            if gout[0] is not None:
+                seen.setdefault(f"{label} gradient in", []).append(_share(gout[0]))
+
+        hooks += [module.register_forward_hook(out_hook),
+                  module.register_full_backward_hook(grad_hook)]  # fmt: skip
+    for x, y in batches:
+        step_once(x, y)
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        seen.setdefault("weights' gradients", []).append(sum(map(_share, grads)) / len(grads))
+        seen.setdefault("optimizer state", []).append(sum(map(_share, state)) / max(len(state), 1))
+    for hook in hooks:
+        hook.remove()
+    return {k: sum(v) / len(v) for k, v in seen.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="mlp")
+    parser.add_argument("--epochs", type=int, default=16)
+    parser.add_argument("--looks", type=int, nargs="*", default=None,
+                        help="epochs after which to look (default: 1, half, last)")  # fmt: skip
+    parser.add_argument("--look-batches", type=int, default=20)
+    parser.add_argument("--core", type=int, default=0)
+    parser.add_argument("--flush", action="store_true")
+    args = parser.parse_args(argv)
+    os.sched_setaffinity(0, {args.core})
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"  # before torch loads its pools
+
+    import torch
+    from omegaconf import OmegaConf
+
+    import benchdata
+    from benchdata import batching
+    from frameworks.torch_native import optimizers
+    from frameworks.torch_native.objective import Objective
+    from twinbench.paths import REPO_ROOT
+
+    torch.set_num_threads(1)
+    if args.flush and not torch.set_flush_denormal(True):
+        raise SystemExit("this CPU cannot flush denormals")
+    cfg = OmegaConf.to_container(OmegaConf.load(REPO_ROOT / f"conf/model/{args.model}.yaml"))
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "twinbench/data"
+    data = benchdata.load(
+        cfg["dataset"], "synthetic", 0, view=cfg.get("view"), synthetic_cache=cache
+    )
+    cfg = benchdata.fill_arch(cfg, data)  # the sizes only the data knows
+    import models
+
+    torch.manual_seed(0)
+    model = models.get(args.model).torch_model(**cfg["arch"])
+    optimizer, _ = optimizers.make_optimizer(model.parameters(), cfg["optimizer"])
+    objective = Objective.for_model(cfg)
+    x_all, y_all = torch.from_numpy(data.x_train), torch.from_numpy(data.y_train).long()
+    bs = int(cfg["batch_size"])
+    steps = batching.steps_per_epoch(len(x_all), bs, None)
+    orders = batching.epoch_permutations(len(x_all), args.epochs, 0)
+
+    def step_once(x, y):
+        optimizer.zero_grad(set_to_none=True)
+        objective(model(x), y).backward()
+
+    looks = set(args.looks or (1, max(1, args.epochs // 2), args.epochs))
+    print(f"{args.model}, torch, 1 core (core {args.core}), flush_denormal={args.flush}")
+    for epoch in range(args.epochs):
+        model.train()
+        batches = batching.epoch_batches(orders[epoch], bs, steps)
+        start = time.perf_counter()
+        for idx in batches:
+            step_once(x_all[idx], y_all[idx])
+            optimizer.step()
+        seconds = time.perf_counter() - start
+        print(f"epoch {epoch + 1}: {seconds:.2f} s, {seconds / len(batches) * 1e3:.2f} ms a step",
+              flush=True)  # fmt: skip
+        if epoch + 1 in looks:
+            state = [v for s in optimizer.state.values() for v in s.values()
+                     if isinstance(v, torch.Tensor) and v.dim() > 0]  # fmt: skip
+            sample = [(x_all[i], y_all[i]) for i in batches[: args.look_batches]]
+            found = _look(model, step_once, state, sample)
+            print(f"  subnormal share after epoch {epoch + 1} (mean of {len(sample)} batches):")
+            for site, share in found.items():
+                if share > 0:
+                    print(f"    {site:40s} {share:.3%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Subnormal floats and the MNIST MLP's full run (20 epochs of 469 steps, conf/model/mlp.yaml),
+# from the repository root, nothing else running. One run each, one after the other:
+# every backend at 1 core, torch with subnormals flushed, then torch at 2 cores both ways;
+# the 1-core torch and TensorFlow runs profile 10 steps per layer after their timed steps.
+# Each run's record: $OUT/<name>/result.json; its screen: $OUT/<name>.log.
+OUT=${OUT:-measurements/2026-12-07/subnormals}
+mkdir -p "$OUT"
+run() { name=$1; shift; .venv/bin/python run.py model=mlp quiet=true "$@" hydra.run.dir="$OUT/$name" > "$OUT/$name.log" 2>&1; echo "$name rc=$?"; }
+run torch-1 backend=torch cpus=1 profile=true
+run torch-ftz-1 backend=torch cpus=1 backend.flush_denormal=true profile=true
+run tensorflow-1 backend=tensorflow cpus=1 profile=true
+run keras_torch-1 backend=keras_torch cpus=1
+run keras_jax-1 backend=keras_jax cpus=1
+run torch-2 backend=torch cpus=2
+run torch-ftz-2 backend=torch cpus=2 backend.flush_denormal=true
+# Where in the step they appear, epoch by epoch (the project's torch MLP, one pinned core)
+.venv/bin/python -m benchmarks.diagnostics.subnormal_sites --epochs 16 > "$OUT/sites.txt" 2>&1
+.venv/bin/python -m benchmarks.diagnostics.subnormal_sites --epochs 16 --flush > "$OUT/sites-flush.txt" 2>&1
