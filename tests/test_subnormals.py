@@ -91,30 +91,49 @@ def test_a_failing_count_says_why_instead_of_failing_the_run():
 SHARES = {"share": {"parameters": 0.0, "gradients": 0.0004, "predictions": 0.02}}
 
 
-def test_flags_a_backend_that_computes_with_subnormals_and_names_where_they_are():
-    line = subnormals.flag(SHARES, {"flush_denormal": False}, share=0.001)
-    assert line is not None
+def test_flags_a_slowed_run_whose_kernels_compute_with_subnormals_and_names_where_they_are():
+    line = subnormals.flag(SHARES, {"flush_denormal": False}, share=0.001, slowed=1.48)
+    assert line is not None and "slowed 1.48x" in line
     assert "after training 2.00% of the predictions are subnormal" in line
     assert "gradients" not in line  # below the share
     assert "backend.flush_denormal=true" in line
 
 
-def test_no_flag_where_the_kernels_flush_or_the_share_is_small():
-    assert subnormals.flag(SHARES, {"flush_denormal": True}, share=0.001) is None
-    assert subnormals.flag(SHARES, {"flush_denormal": False}, share=0.05) is None
-    assert subnormals.flag(None, {"flush_denormal": False}, share=0.001) is None
-    assert subnormals.flag({"error": "x"}, {"flush_denormal": False}, share=0.001) is None
+def test_no_flag_where_the_kernels_flush_the_share_is_small_or_the_steps_did_not_slow():
+    computes = {"flush_denormal": False}
+    assert subnormals.flag(SHARES, {"flush_denormal": True}, share=0.001, slowed=1.48) is None
+    assert subnormals.flag(SHARES, computes, share=0.05, slowed=1.48) is None
+    assert subnormals.flag(None, computes, share=0.001, slowed=1.48) is None
+    assert subnormals.flag({"error": "x"}, computes, share=0.001, slowed=1.48) is None
+    # a count alone qualifies no figure: no drift, or steps that got faster
+    assert subnormals.flag(SHARES, computes, share=0.001, slowed=None) is None
+    assert subnormals.flag(SHARES, computes, share=0.001, slowed=0.8) is None
 
 
 def test_a_backend_without_a_flush_setting_is_told_so():
-    line = subnormals.flag(SHARES, {}, share=0.001)
+    line = subnormals.flag(SHARES, {}, share=0.001, slowed=1.2)
     assert line is not None and "no setting that flushes them" in line
 
 
 def test_the_flag_lists_every_group_over_the_share():
     shares = {"share": {"gradients": 0.0053, "optimizer_state": 0.002, "predictions": 0.0703}}
-    line = subnormals.flag(shares, {"flush_denormal": False}, share=0.001)
+    line = subnormals.flag(shares, {"flush_denormal": False}, share=0.001, slowed=1.2)
     assert (
         "0.53% of the gradients, 0.20% of the optimizer state and 7.03% of the predictions are"
         in line
     )
+
+
+def test_the_worker_flags_a_drifting_run_only(compose):
+    """run_flags reads the drift from the run's timing: the same count flags the drifting run."""
+    from twinbench.config.spec import build_spec
+    from twinbench.result.blocks import Drift, Timing
+    from twinbench.worker import assemble
+
+    spec = build_spec(compose("backend=torch", "model=mlp", "cpus=1"))
+    state = (SHARES, {"flush_denormal": False})
+    drifted = Timing(drift=Drift(ratio_last_to_first_third=1.5, drifting=True))
+    steady = Timing(drift=Drift(ratio_last_to_first_third=1.02, drifting=False))
+    (line,) = assemble.run_flags(spec, drifted, trained_state=state)
+    assert line.startswith(subnormals.FLAG_PREFIX) and "slowed 1.50x" in line
+    assert assemble.run_flags(spec, steady, trained_state=state) == []

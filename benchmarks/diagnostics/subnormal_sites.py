@@ -5,8 +5,11 @@ Trains the project's own torch model (models/, conf/model/<name>.yaml: its initi
 objective and optimizer formula) on the synthetic data set, one pinned core, one thread, the
 shared batch order; after chosen epochs it takes a look of `--look-batches` batches with forward
 and backward hooks: the share of subnormal floats in every module's output and in the gradient
-flowing into it, in the weights' gradients and in the optimizer's state. `--flush` runs the same
-with torch.set_flush_denormal(True), as `backend.flush_denormal=true` does.
+flowing into it, in the weights' gradients and in the optimizer's state. At each look it also
+times the look's batches as training steps with subnormals computed and flushed in turns
+(`--ab-rounds`, the order alternating), in the same process on the same weights: the switch's
+effect free of the host's drift between runs. `--flush` trains the whole run with
+torch.set_flush_denormal(True), as `backend.flush_denormal=true` does.
 
     python -m benchmarks.diagnostics.subnormal_sites [--model mlp] [--epochs 16] [--flush]
 
@@ -56,6 +59,25 @@ def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[s
     return {k: sum(v) / len(v) for k, v in seen.items()}
 
 
+def _flush_ab(train_once, batches: list[Any], rounds: int) -> list[float]:
+    """Per round, the time of `batches` training steps computing subnormals over the time of
+    the same steps flushing them, the two halves back to back (order alternating) in this one
+    process: the same weights, batches and seconds of the machine, only the switch differs."""
+    import torch
+
+    ratios = []
+    for r in range(rounds):
+        seconds = {}
+        for flush in (False, True) if r % 2 == 0 else (True, False):
+            torch.set_flush_denormal(flush)
+            start = time.perf_counter()
+            for x, y in batches:
+                train_once(x, y)
+            seconds[flush] = time.perf_counter() - start
+        ratios.append(seconds[False] / seconds[True])
+    return ratios
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="mlp")
@@ -65,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--look-batches", type=int, default=20)
     parser.add_argument("--core", type=int, default=0)
     parser.add_argument("--flush", action="store_true")
+    parser.add_argument(
+        "--ab-rounds", type=int, default=10, help="rounds of the flush switch's A/B at each look"
+    )
     args = parser.parse_args(argv)
     os.sched_setaffinity(0, {args.core})
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -103,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         optimizer.zero_grad(set_to_none=True)
         objective(model(x), y).backward()
 
+    def train_once(x, y):
+        step_once(x, y)
+        optimizer.step()
+
     looks = set(args.looks or (1, max(1, args.epochs // 2), args.epochs))
     print(f"{args.model}, torch, 1 core (core {args.core}), flush_denormal={args.flush}")
     for epoch in range(args.epochs):
@@ -110,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         batches = batching.epoch_batches(orders[epoch], bs, steps)
         start = time.perf_counter()
         for idx in batches:
-            step_once(x_all[idx], y_all[idx])
-            optimizer.step()
+            train_once(x_all[idx], y_all[idx])
         seconds = time.perf_counter() - start
         print(f"epoch {epoch + 1}: {seconds:.2f} s, {seconds / len(batches) * 1e3:.2f} ms a step",
               flush=True)  # fmt: skip
@@ -124,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             for site, share in found.items():
                 if share > 0:
                     print(f"    {site:40s} {share:.3%}")
+            if args.ab_rounds and not args.flush:
+                ratios = sorted(_flush_ab(train_once, sample, args.ab_rounds))
+                torch.set_flush_denormal(False)  # back to the run's own setting
+                print(f"  step computing subnormals / flushing them, {len(ratios)} rounds of "
+                      f"{len(sample)} steps: median {ratios[len(ratios) // 2]:.3f}, "
+                      f"range {ratios[0]:.3f}-{ratios[-1]:.3f}")  # fmt: skip
     return 0
 
 

@@ -89,9 +89,17 @@ def run_flags(
     lines = (
         spec.oversubscribed(),
         no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
-        subnormals.flag(*trained_state, share),
+        subnormals.flag(*trained_state, share, _slowed(timing)),
     )
     return [line for line in lines if line]
+
+
+def _slowed(timing: Timing | None) -> float | None:
+    """The drift ratio of a run whose steady steps drifted, else None."""
+    drift = Drift.typed(timing.drift) if timing is not None else None
+    if drift is None or drift.drifting is not True:
+        return None
+    return float(drift.ratio_last_to_first_third)
 
 
 def no_steady_state(spec: RunSpec, timing: Timing, steps_per_epoch: int | None = None) -> str:
