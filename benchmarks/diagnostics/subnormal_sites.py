@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,9 @@ def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[s
     seen: dict[str, list[float]] = {}
     hooks = []
     leaves = [(n, m) for n, m in model.named_modules() if not list(m.children())]
+    # The first layer's input needs no gradient: torch warns that the hook then sees only the
+    # gradient flowing into the module's output, which is the one this look wants.
+    warnings.filterwarnings("ignore", message="Full backward hook is firing")
     for name, module in leaves:
         label = f"{name} ({type(module).__name__})"
 
@@ -45,7 +49,7 @@ def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[s
 
         def grad_hook(_m, _gin, gout, label=label):
             if gout[0] is not None:
-                seen.setdefault(f"{label} gradient in", []).append(_share(gout[0]))
+                seen.setdefault(f"{label} gradient at its output", []).append(_share(gout[0]))
 
         hooks += [module.register_forward_hook(out_hook),
                   module.register_full_backward_hook(grad_hook)]  # fmt: skip
