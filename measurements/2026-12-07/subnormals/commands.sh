@@ -21,4 +21,5 @@ run torch-ftz-2 backend=torch cpus=2 backend.flush_denormal=true
 # comes, then torch flushing subnormals (TensorFlow's own setting is already true)
 .venv/bin/python run.py -m backend=torch,tensorflow model=mlp cpus=1 repeats=3 quiet=true report=false hydra.sweep.dir="$OUT/sweep-default" > "$OUT/sweep-default.log" 2>&1
 .venv/bin/python run.py -m backend=torch,tensorflow model=mlp cpus=1 repeats=3 quiet=true report=false backend.flush_denormal=true hydra.sweep.dir="$OUT/sweep-flush" > "$OUT/sweep-flush.log" 2>&1
+# (report/ and the sweeps' steps.json are not kept in the repository: this regenerates them)
 .venv/bin/python -m analysis "$OUT/sweep-default" "$OUT/sweep-flush" --out "$OUT/report" > "$OUT/analysis.txt" 2>&1
