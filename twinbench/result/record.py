@@ -174,8 +174,9 @@ class ResultRecord(Block):
         "without attention (frameworks/attention_probe.py)"
     )
     subnormals: Subnormals | None = spec(
-        "subnormal floats in the weights and optimizer state after training "
-        "(frameworks/subnormals.py); absent in records made before 2026-12-07",
+        "subnormal floats after training in the weights, native torch's gradients, the optimizer "
+        "state and one batch's predictions (frameworks/subnormals.py); absent in records made "
+        "before 2026-12-07",
         block=Subnormals,
     )
     resources: Resources = spec("memory and CPU used", block=Resources)

@@ -318,8 +318,9 @@ def profile(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained, run_
 
 
 def subnormals(spec: RunSpec, fw: Framework, loaded: Loaded, trained: Trained) -> dict[str, Any]:
-    """How many of the trained weights and optimizer state are subnormal (frameworks/subnormals.py):
-    the evidence beside a run whose steps slowed down as it trained."""
+    """How many of the trained weights, gradients, optimizer state and one training batch's
+    predictions are subnormal (frameworks/subnormals.py): the evidence beside a run whose steps
+    slowed down as it trained. After training_end: never beside a partner's steps."""
     from frameworks import subnormals as probe
 
     # Native torch keeps its optimizer in the adapter; a Keras model carries its own.
