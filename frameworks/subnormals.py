@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from twinbench.result.blocks import SUBNORMALS_FLAG
+
 # Per float width: the unsigned view, the exponent mask and the mantissa mask.
 _BITS: dict[str, tuple[type, int, int]] = {
     "float64": (np.uint64, 0x7FF0000000000000, 0x000FFFFFFFFFFFFF),
@@ -35,7 +37,7 @@ PREDICTIONS = "predictions"  # output probabilities on one training batch, infer
 # conf/config.yaml measure.subnormal_flag_share, for callers without a config
 FLAG_SHARE = 0.001
 # How the record's flag begins: the analysis tells flagged runs by it (analysis/load/records.py).
-FLAG_PREFIX = "subnormals:"
+FLAG_PREFIX = SUBNORMALS_FLAG
 
 
 def count(array: np.ndarray) -> tuple[int, int]:

@@ -500,10 +500,12 @@ def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval
 def test_a_run_flagged_for_subnormals_flags_its_configuration(tmp_path):
     """The worker's subnormal flag (frameworks/subnormals.py) reaches the configuration's flags,
     beside the drift it explains; an unflagged run of the same table does not."""
-    from frameworks import subnormals
+    from twinbench.result.blocks import SUBNORMALS_FLAG
 
     flagged = fakes.record("torch", 1, [1.0])
-    flagged["flags"] = [f"{subnormals.FLAG_PREFIX} after training 7.03% of the predictions ..."]
+    flagged["flags"] = [
+        f"{SUBNORMALS_FLAG} the steps slowed 1.50x ..., after training 7.03% of the predictions ..."
+    ]
     fakes.write(tmp_path, "a", flagged)
     fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0]))
     an = analyze(tmp_path)

@@ -21,10 +21,10 @@ from typing import Any
 from analysis.compute import attention_split, layers, machine_peak, speed_of_light
 from analysis.errors import AnalysisError
 from analysis.load import axes, backends
-from frameworks import subnormals
 from twinbench.result.block import ABSENT, present
 from twinbench.result.blocks import (
     STEADY_STEP_S,
+    SUBNORMALS_FLAG,
     Budget,
     Data,
     Drift,
@@ -317,7 +317,7 @@ def to_row(rec: Record) -> dict[str, Any]:
         # The worker flagged subnormals its kernels computed with (frameworks/subnormals.py):
         # beside a drift, its likely cause.
         "subnormals_flagged": any(
-            str(f).startswith(subnormals.FLAG_PREFIX)
+            str(f).startswith(SUBNORMALS_FLAG)
             for f in (record.flags if isinstance(record.flags, list) else [])
         ),
         "flops_per_step": _num(flops.per_step),

@@ -14,6 +14,9 @@ from typing import Any
 
 from twinbench.result.block import ABSENT, Block, spec
 
+# How a record's flag about subnormal floats begins (frameworks/subnormals.py writes it, the
+# analysis tells flagged runs by it without importing a framework's module).
+SUBNORMALS_FLAG = "subnormals:"
 # The worker's headline measurement: Timing.steady_step_s (and the column named after it).
 STEADY_STEP_S = "steady_step_s"
 TIMING = "timing"
