@@ -17,6 +17,9 @@ run torch-ftz-2 backend=torch cpus=2 backend.flush_denormal=true
 # Where in the step they appear, epoch by epoch (the project's torch MLP, one pinned core)
 .venv/bin/python -m benchmarks.diagnostics.subnormal_sites --epochs 16 > "$OUT/sites.txt" 2>&1
 .venv/bin/python -m benchmarks.diagnostics.subnormal_sites --epochs 16 --flush > "$OUT/sites-flush.txt" 2>&1
+# Two other workloads, part of their runs (TensorLayer's MLP: 40 of its 500 epochs; the CNN: 6 of 12)
+.venv/bin/python -m benchmarks.diagnostics.subnormal_sites --model tl_mlp --epochs 40 --looks 1 20 40 > "$OUT/sites-tl_mlp.txt" 2>&1
+.venv/bin/python -m benchmarks.diagnostics.subnormal_sites --model cnn --epochs 6 --looks 1 3 6 > "$OUT/sites-cnn.txt" 2>&1
 # The full run's framework verdict: three interleaved repeats a side at 1 core, torch as it
 # comes, then torch flushing subnormals (TensorFlow's own setting is already true)
 .venv/bin/python run.py -m backend=torch,tensorflow model=mlp cpus=1 repeats=3 quiet=true report=false hydra.sweep.dir="$OUT/sweep-default" > "$OUT/sweep-default.log" 2>&1
