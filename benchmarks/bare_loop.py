@@ -18,6 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from benchmarks import positional
 from benchmarks.ports import harness
@@ -52,8 +55,20 @@ def main(backend: str, model_name: str, cpus: int, steps: int, epochs: int) -> N
     harness.report(epoch_s, validates=False)  # training only: the bare loop never validates
 
 
-def torch_bare_step(module, cfg, x, y):
-    """The bare loop's training step on index batches of (x, y): the whole of its per-step work."""
+@dataclass(frozen=True)
+class BareTorch:
+    """The bare loop's torch model, its optimizer and its training step on index batches of
+    (x, y): the whole of its per-step work (benchmarks/diagnostics/subnormal_sites.py looks
+    inside the model and the optimizer's state between steps)."""
+
+    model: Any
+    optimizer: Any
+    step: Callable[[Any], None]
+
+
+def torch_bare(module, cfg, x, y) -> BareTorch:
+    """The bare loop's torch training: the network of models/<name>.py, its objective and its
+    optimizer as conf/model names them, seeded as every run is."""
     import torch
 
     from frameworks.torch_native.backend import Objective
@@ -79,7 +94,7 @@ def torch_bare_step(module, cfg, x, y):
         if schedule is not None:
             schedule.step()
 
-    return step
+    return BareTorch(model, optimizer, step)
 
 
 def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
@@ -87,7 +102,7 @@ def _torch(module, cfg, x, y, bs, epochs, cpus) -> list[float]:
 
     torch.set_num_threads(cpus)
     torch.set_num_interop_threads(cpus)
-    step = torch_bare_step(module, cfg, x, y)
+    step = torch_bare(module, cfg, x, y).step
     times = []
     clock = harness.TurnClock()  # perf_counter, less any waits for a partner's turns
     clock.begin()

@@ -36,8 +36,6 @@ PREDICTIONS = "predictions"  # output probabilities on one training batch, infer
 
 # conf/config.yaml measure.subnormal_flag_share, for callers without a config
 FLAG_SHARE = 0.001
-# How the record's flag begins: the analysis tells flagged runs by it (analysis/load/records.py).
-FLAG_PREFIX = SUBNORMALS_FLAG
 
 
 def count(array: np.ndarray) -> tuple[int, int]:
@@ -147,7 +145,7 @@ def flag(
         else "this backend has no setting that flushes them"
     )
     return (
-        f"{FLAG_PREFIX} the steps slowed {slowed:.2f}x as it trained (timing.drift), and "
+        f"{SUBNORMALS_FLAG} the steps slowed {slowed:.2f}x as it trained (timing.drift), and "
         f"after training {where} are subnormal (denormal) floats, which this backend's kernels "
         f"compute with: a CPU may take a slow assist on each; {remedy}"
     )

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from frameworks import subnormals
+from twinbench.result.blocks import SUBNORMALS_FLAG
 
 SUBNORMAL = {"float64": 1e-310, "float32": 1e-40, "float16": 1e-7, "bfloat16": 1e-39}
 SMALLEST_NORMAL = {"float64": 2.3e-308, "float32": 1.2e-38, "float16": 6.2e-5, "bfloat16": 1.2e-38}
@@ -135,5 +136,5 @@ def test_the_worker_flags_a_drifting_run_only(compose):
     drifted = Timing(drift=Drift(ratio_last_to_first_third=1.5, drifting=True))
     steady = Timing(drift=Drift(ratio_last_to_first_third=1.02, drifting=False))
     (line,) = assemble.run_flags(spec, drifted, trained_state=state)
-    assert line.startswith(subnormals.FLAG_PREFIX) and "slowed 1.50x" in line
+    assert line.startswith(SUBNORMALS_FLAG) and "slowed 1.50x" in line
     assert assemble.run_flags(spec, steady, trained_state=state) == []

@@ -2,11 +2,12 @@
 costs meanwhile: the step-by-step evidence behind the record's `subnormals` block.
 
 Trains the project's own torch model (models/, conf/model/<name>.yaml: its initialisation,
-objective and optimizer formula) on the synthetic data set, one pinned core, one thread, the
-shared batch order; after chosen epochs it takes a look of `--look-batches` batches with forward
-and backward hooks: the share of subnormal floats in every module's output and in the gradient
-flowing into it, in the weights' gradients and in the optimizer's state. At each look it also
-times the look's batches as training steps with subnormals computed and flushed in turns
+objective and optimizer formula) in the plain loop users write without twinbench
+(benchmarks/bare_loop.py), on the synthetic data set, one pinned core, one thread, in the batch
+order twinbench's runs share; after chosen epochs it takes a look of `--look-batches` training
+steps with forward and backward hooks: the share of subnormal floats in every module's output
+and in the gradient at it, in the weights' gradients and in the optimizer's state. At each look
+it also times the look's batches as training steps with subnormals computed and flushed in turns
 (`--ab-rounds`, the order alternating), in the same process on the same weights: the switch's
 effect free of the host's drift between runs. `--flush` trains the whole run with
 torch.set_flush_denormal(True), as `backend.flush_denormal=true` does.
@@ -22,7 +23,6 @@ import argparse
 import os
 import time
 import warnings
-from pathlib import Path
 from typing import Any
 
 
@@ -33,8 +33,9 @@ def _share(tensor: Any) -> float:
     return found / values if values else 0.0
 
 
-def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[str, float]:
-    """Mean subnormal share per site over `batches`, hooks on every leaf module."""
+def _look(model: Any, step, state: list[Any], batches: list[Any]) -> dict[str, float]:
+    """Mean subnormal share per site over training steps on `batches` (index batches), hooks on
+    every leaf module."""
     seen: dict[str, list[float]] = {}
     hooks = []
     leaves = [(n, m) for n, m in model.named_modules() if not list(m.children())]
@@ -53,8 +54,8 @@ def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[s
 
         hooks += [module.register_forward_hook(out_hook),
                   module.register_full_backward_hook(grad_hook)]  # fmt: skip
-    for x, y in batches:
-        step_once(x, y)
+    for idx in batches:
+        step(idx)
         grads = [p.grad for p in model.parameters() if p.grad is not None]
         seen.setdefault("weights' gradients", []).append(sum(map(_share, grads)) / len(grads))
         seen.setdefault("optimizer state", []).append(sum(map(_share, state)) / max(len(state), 1))
@@ -63,7 +64,7 @@ def _look(model: Any, step_once, state: list[Any], batches: list[Any]) -> dict[s
     return {k: sum(v) / len(v) for k, v in seen.items()}
 
 
-def _flush_ab(train_once, batches: list[Any], rounds: int) -> list[float]:
+def _flush_ab(step, batches: list[Any], rounds: int) -> list[float]:
     """Per round, the time of `batches` training steps computing subnormals over the time of
     the same steps flushing them, the two halves back to back (order alternating) in this one
     process: the same weights, batches and seconds of the machine, only the switch differs."""
@@ -75,8 +76,8 @@ def _flush_ab(train_once, batches: list[Any], rounds: int) -> list[float]:
         for flush in (False, True) if r % 2 == 0 else (True, False):
             torch.set_flush_denormal(flush)
             start = time.perf_counter()
-            for x, y in batches:
-                train_once(x, y)
+            for idx in batches:
+                step(idx)
             seconds[flush] = time.perf_counter() - start
         ratios.append(seconds[False] / seconds[True])
     return ratios
@@ -95,46 +96,32 @@ def main(argv: list[str] | None = None) -> int:
         "--ab-rounds", type=int, default=10, help="rounds of the flush switch's A/B at each look"
     )
     args = parser.parse_args(argv)
-    os.sched_setaffinity(0, {args.core})
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"  # before torch loads its pools
+    from twinbench.machine import cpu
+
+    cpu.pin([args.core])
+    os.environ.update(cpu.thread_environment(1, 1))  # before torch loads its pools
 
     import torch
-    from omegaconf import OmegaConf
 
-    import benchdata
-    from benchdata import batching
-    from frameworks.torch_native import optimizers
-    from frameworks.torch_native.objective import Objective
-    from twinbench.paths import REPO_ROOT
+    import models
+    from benchdata import batching, cache, fill_arch, load
+    from benchmarks.bare_loop import torch_bare
+    from models.catalog import model_config
 
     torch.set_num_threads(1)
     if args.flush and not torch.set_flush_denormal(True):
         raise SystemExit("this CPU cannot flush denormals")
-    cfg = OmegaConf.to_container(OmegaConf.load(REPO_ROOT / f"conf/model/{args.model}.yaml"))
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "twinbench/data"
-    data = benchdata.load(
-        cfg["dataset"], "synthetic", 0, view=cfg.get("view"), synthetic_cache=cache
+    cfg = model_config(args.model)
+    data = load(
+        cfg["dataset"], "synthetic", 0, cfg.get("view"), synthetic_cache=cache.default_dir()
     )
-    cfg = benchdata.fill_arch(cfg, data)  # the sizes only the data knows
-    import models
-
-    torch.manual_seed(0)
-    model = models.get(args.model).torch_model(**cfg["arch"])
-    optimizer, _ = optimizers.make_optimizer(model.parameters(), cfg["optimizer"])
-    objective = Objective.for_model(cfg)
-    x_all, y_all = torch.from_numpy(data.x_train), torch.from_numpy(data.y_train).long()
+    cfg = fill_arch(cfg, data)  # the sizes only the data knows
+    # The plain torch loop users write (benchmarks/bare_loop.py): its model, optimizer and step.
+    bare = torch_bare(models.get(args.model), cfg, data.x_train, data.y_train)
+    model, optimizer = bare.model, bare.optimizer
     bs = int(cfg["batch_size"])
-    steps = batching.steps_per_epoch(len(x_all), bs, None)
-    orders = batching.epoch_permutations(len(x_all), args.epochs, 0)
-
-    def step_once(x, y):
-        optimizer.zero_grad(set_to_none=True)
-        objective(model(x), y).backward()
-
-    def train_once(x, y):
-        step_once(x, y)
-        optimizer.step()
+    steps = batching.steps_per_epoch(len(data.x_train), bs, None)
+    orders = batching.epoch_permutations(len(data.x_train), args.epochs, 0)  # the runs' order
 
     looks = set(args.looks or (1, max(1, args.epochs // 2), args.epochs))
     print(f"{args.model}, torch, 1 core (core {args.core}), flush_denormal={args.flush}")
@@ -143,21 +130,21 @@ def main(argv: list[str] | None = None) -> int:
         batches = batching.epoch_batches(orders[epoch], bs, steps)
         start = time.perf_counter()
         for idx in batches:
-            train_once(x_all[idx], y_all[idx])
+            bare.step(idx)
         seconds = time.perf_counter() - start
         print(f"epoch {epoch + 1}: {seconds:.2f} s, {seconds / len(batches) * 1e3:.2f} ms a step",
               flush=True)  # fmt: skip
         if epoch + 1 in looks:
             state = [v for s in optimizer.state.values() for v in s.values()
                      if isinstance(v, torch.Tensor) and v.dim() > 0]  # fmt: skip
-            sample = [(x_all[i], y_all[i]) for i in batches[: args.look_batches]]
-            found = _look(model, step_once, state, sample)
+            sample = batches[: args.look_batches]
+            found = _look(model, bare.step, state, sample)
             print(f"  subnormal share after epoch {epoch + 1} (mean of {len(sample)} batches):")
             for site, share in found.items():
                 if share > 0:
                     print(f"    {site:40s} {share:.3%}")
             if args.ab_rounds and not args.flush:
-                ratios = sorted(_flush_ab(train_once, sample, args.ab_rounds))
+                ratios = sorted(_flush_ab(bare.step, sample, args.ab_rounds))
                 torch.set_flush_denormal(False)  # back to the run's own setting
                 print(f"  step computing subnormals / flushing them, {len(ratios)} rounds of "
                       f"{len(sample)} steps: median {ratios[len(ratios) // 2]:.3f}, "
