@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from frameworks import allocator
+
 # setting -> (allowed values, what it does); allowed None: any whole number >= 1 or null.
 # null means "the framework's own default".
 Settings = dict[str, tuple[tuple | None, str]]
@@ -147,6 +149,9 @@ TF32_SETTING: Settings = {
     ),
 }
 
+# Every backend's: the C allocator its worker starts under (frameworks/allocator.py).
+ALLOCATOR_SETTING: Settings = {"allocator": (allocator.MODES, allocator.MEANING)}
+
 KERAS_SETTINGS: Settings = {
     "jit_compile": (
         (None, True, False),
@@ -193,6 +198,7 @@ BACKENDS: dict[str, BackendSpec] = {
                     "torch's fused optimizer kernel (Adam); 'auto': where torch has one",
                 ),
                 **TF32_SETTING,
+                **ALLOCATOR_SETTING,
             },
             packages=("torch",),
             profiler="torch.profiler",
@@ -231,6 +237,7 @@ BACKENDS: dict[str, BackendSpec] = {
                     (True,),
                     "TensorFlow flushes denormals in every op; it cannot be turned off",
                 ),
+                **ALLOCATOR_SETTING,
             },
             environment={"KERAS_BACKEND": "tensorflow"},
             setting_variables={"onednn": "TF_ENABLE_ONEDNN_OPTS"},
@@ -248,7 +255,7 @@ BACKENDS: dict[str, BackendSpec] = {
             runtime="torch",
             adapter="frameworks.keras.on_torch:KerasTorchBackend",
             label="Keras on PyTorch",
-            settings={**KERAS_SETTINGS, **TF32_SETTING},
+            settings={**KERAS_SETTINGS, **TF32_SETTING, **ALLOCATOR_SETTING},
             environment={"KERAS_BACKEND": "torch"},
             # Keras on torch computes on CUDA whenever torch sees a GPU: a device=cpu run on a
             # GPU machine would silently run on the GPU without it.
@@ -264,7 +271,7 @@ BACKENDS: dict[str, BackendSpec] = {
             runtime="jax",
             adapter="frameworks.keras.on_jax:KerasJaxBackend",
             label="Keras on JAX",
-            settings=KERAS_SETTINGS,
+            settings={**KERAS_SETTINGS, **ALLOCATOR_SETTING},
             environment={"KERAS_BACKEND": "jax"},
             thread_variables=xla_thread_variables,
             packages=("jax", "jaxlib", "keras"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from frameworks import registry
+from frameworks import allocator, registry
 
 # name -> setting -> (allowed values, what it does). None means "the framework's own default".
 SETTINGS: dict[str, registry.Settings] = {s.name: s.settings for s in registry.BACKENDS.values()}
@@ -51,6 +51,8 @@ def validate(backend_cfg: dict[str, Any], optimizer: str | None = None) -> None:
             if len(allowed) == 1:  # a fact of the framework, not a choice
                 raise SettingError(f"backend.{key}={value} cannot be honoured: {meaning}")
             raise SettingError(f"backend.{key} must be one of {list(allowed)}, got {value!r}")
+    if why := allocator.refusal(backend_cfg.get("allocator")):
+        raise SettingError(why)
     if backend_cfg.get("fused_optimizer") is True and optimizer not in FUSED_OPTIMIZERS:
         raise SettingError(
             f"backend.fused_optimizer=true cannot be honoured: torch has no fused {optimizer} "
@@ -86,12 +88,15 @@ def check_combination(
 
 def environment(backend_cfg: dict[str, Any]) -> dict[str, str]:
     """Variables the framework reads when it loads: the worker sets them before the import. The
-    backend's fixed ones (Keras' runtime) and those its settings select (TF_ENABLE_ONEDNN_OPTS)."""
+    backend's fixed ones (Keras' runtime) and those its settings select (TF_ENABLE_ONEDNN_OPTS),
+    and glibc's malloc variables of backend.allocator, which only the worker's spawn can set
+    (the parent puts all of them in its environment: twinbench/worker/pinning.py)."""
     spec = registry.spec(backend_cfg["name"])
     env = dict(spec.environment)
     for key, variable in spec.setting_variables.items():
         if backend_cfg.get(key) is not None:
             env[variable] = "1" if backend_cfg[key] else "0"
+    env.update(allocator.environment(backend_cfg.get("allocator")))
     return env
 
 

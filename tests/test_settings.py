@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from frameworks import settings
+from frameworks import allocator, settings
 from twinbench.config.spec import ConfigError, build_spec
 
 from .conftest import read_result, run_cli
@@ -57,12 +57,14 @@ def test_default_preset_is_each_frameworks_out_of_the_box_behaviour(compose):
         "flush_denormal": False,
         "fused_optimizer": False,
         "tf32": None,  # torch's own TF32 switches, left as they are (a GPU only)
+        "allocator": "default",  # glibc's malloc as it comes
     }
     assert settings.settings_of(tf_cfg) == {
         "onednn": None,
         "xla": None,
         "steps_per_execution": 1,
         "flush_denormal": True,
+        "allocator": "default",
     }
     # Only Keras' runtime choice: oneDNN unset, TensorFlow decides.
     assert settings.environment(tf_cfg) == {"KERAS_BACKEND": "tensorflow"}
@@ -88,6 +90,7 @@ def test_torch_settings_are_applied_and_read_back(tmp_path):
         "backend.compile=true",
         "backend.mkldnn=false",
         "backend.flush_denormal=true",
+        "backend.allocator=retain",
         f"hydra.run.dir={tmp_path}",
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -95,6 +98,12 @@ def test_torch_settings_are_applied_and_read_back(tmp_path):
     s = r["settings"]
     assert s["compile"] is True and s["compiled_graphs"] >= 1  # Dynamo really compiled
     assert s["mkldnn"] is False and s["flush_denormal"] is True
+    # glibc started with the mode's variables (the worker's spawn, not its own os.environ) and
+    # holds no mapped block after training: under the default the same model holds several
+    # (test_default_settings_are_recorded_as_in_effect).
+    assert s["allocator"]["mode"] == "retain"
+    assert s["allocator"]["variables"] == allocator.VARIABLES["retain"]
+    assert s["allocator"]["mapped_blocks"] == 0 and s["allocator"]["heap_mib"] > 0
     # Compilation happens in the first step: reported as start-up, not steady state.
     assert r["startup"]["first_step_s"] > 10 * r["timing"]["steady_step_s"]["median"]
 
@@ -119,6 +128,7 @@ def test_tensorflow_settings_are_applied_and_read_back(tmp_path):
         "xla": True,  # the compiled Keras model's jit_compile
         "steps_per_execution": 3,
         "flush_denormal": True,
+        "allocator": r["settings"]["allocator"],  # its own test: test_allocator.py
         # the dtypes read back from the built model (frameworks/precision_check.py)
         "precision": {
             "precision": "float32",
@@ -139,6 +149,11 @@ def test_default_settings_are_recorded_as_in_effect(tiny_sweep):
     assert sorted(by_backend) == ["tensorflow", "torch"]
     assert by_backend["torch"]["compile"] is False and by_backend["torch"]["mkldnn"] is True
     assert by_backend["tensorflow"]["xla"] is False  # Keras' "auto" is off on CPU
+    # glibc's malloc as it comes: no variable set, and the MLP's weights (784 x 512 floats, above
+    # malloc's mmap threshold) held in mapped blocks, which `retain` never leaves.
+    for backend, found in by_backend.items():
+        assert found["allocator"]["mode"] == "default" and found["allocator"]["variables"] == {}
+        assert found["allocator"]["mapped_blocks"] > 0, backend
     # TensorFlow's own default, read in a process of its own: on x86 it turns oneDNN on only
     # where the CPU has the features it wants (AVX-512 VNNI/BF16, AMX), so off on an AVX2 CPU.
     assert by_backend["tensorflow"]["onednn"] is tensorflow_onednn_default()

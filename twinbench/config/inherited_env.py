@@ -39,7 +39,10 @@ REFUSED: dict[str, str] = {
     "XLA_FLAGS": "use the backend's settings (backend.jit_compile, backend.xla)",
     "TF_XLA_FLAGS": "use the backend's settings (backend.xla)",
 }
-ALLOCATOR = "it changes how memory is allocated and returned; twinbench measures glibc's defaults"
+ALLOCATOR = (
+    "it changes how memory is allocated and returned; the setting backend.allocator=retain "
+    "sets glibc's malloc for the run, in its identity"
+)
 # glibc's malloc variables (mallopt(3)); MALLOC_CHECK_ and MALLOC_PERTURB_ add checking and
 # filling work to every allocation.
 MALLOC_VARIABLES = ("MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_MMAP_MAX_",

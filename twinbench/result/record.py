@@ -140,7 +140,11 @@ class ResultRecord(Block):
         "cudnn, memory_peak_mib (the framework's peak allocation over training, reset before "
         "it) and memory_reserved_peak_mib; absent or None on the CPU"
     )
-    settings: dict[str, Any] = spec("the backend's software settings read back in effect")
+    settings: dict[str, Any] = spec(
+        "the backend's software settings read back in effect; `allocator`: glibc's malloc "
+        "as it served the steps (frameworks/allocator.py: mode, the variables the process "
+        "started with, mapped blocks, heap)"
+    )
     framework: dict[str, Any] = spec(
         "versions and build (the adapter's describe()), and the array runtimes imported into "
         "the worker's process by its end (runtimes_in_process)"

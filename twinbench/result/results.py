@@ -52,6 +52,8 @@ OWN_STACK = "pinned"
 LATER_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("backend", "tf32"), None),
     (("opt", "*", "tf32"), None),
+    (("backend", "allocator"), "default"),  # glibc's malloc as it comes (2026-12-07)
+    (("opt", "*", "allocator"), "default"),
 )
 
 

@@ -199,7 +199,7 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     """Phase 5: plan, build and train under the run clock; every step's time goes to
     steps.json beside the record."""
     from benchdata import batching
-    from frameworks import turns
+    from frameworks import allocator, turns
     from frameworks.base import TrainPlan
     from frameworks.timing import RunClock
 
@@ -235,7 +235,10 @@ def train(spec: RunSpec, label: str, fw: Framework, loaded: Loaded, run_dir: Pat
     clock.training_end()  # what follows (probes, the record) never runs beside a partner's steps
 
     used = resources.usage(clock)  # CPU time over the epochs' own spans
-    settings_in_effect = backend.settings_report()
+    # Framework-neutral, beside the backend's own: glibc's malloc as it served the steps.
+    memory = allocator.in_effect(spec.backend_cfg.get("allocator"))
+    allocator.check(memory)
+    settings_in_effect = {**backend.settings_report(), "allocator": memory}
     results.write_atomic(run_dir / STEPS_FILE, {"unit": "ns", "per_epoch": clock.step_times_ns()})
     device_info = backend.device_report(spec.device)
     return Trained(

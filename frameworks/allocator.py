@@ -1,0 +1,128 @@
+"""The C allocator a worker runs under: `backend.allocator`, set before the process starts and
+read back from glibc after training.
+
+Under glibc's defaults a large block (above malloc's mmap threshold, 128 KiB rising to 32 MiB)
+comes from its own `mmap` and goes back with `munmap` when freed, so a training step that
+frees its gradients and asks for them again faults every page in afresh. On this project's
+micro-VMs that made torch's fastText step 2.2x (AMD) and 1.5x (Intel) slower than with the
+blocks kept (docs/findings/2026-12-07-allocator-page-faults.md). `retain` keeps them: large
+blocks come from the heap and the heap is never trimmed, so a freed block is reused as it is.
+
+glibc reads these variables when the process starts, before any Python runs, so the parent puts
+them in the worker's environment at spawn (twinbench/worker/pinning.py); the shell's own
+MALLOC_* variables are refused (twinbench/config/inherited_env.py).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any
+
+DEFAULT = "default"
+RETAIN = "retain"
+# Above any memory this project's machines have: the heap's top is never given back.
+NEVER_TRIM_BYTES = 64 * 2**30
+VARIABLES: dict[str, dict[str, str]] = {
+    DEFAULT: {},
+    RETAIN: {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(NEVER_TRIM_BYTES)},
+}
+MODES = tuple(VARIABLES)
+MEANING = (
+    "the C allocator: default = glibc's malloc as it comes (large blocks mmapped, returned when "
+    "freed); retain = large blocks from the heap, never trimmed, so a step's freed buffers are "
+    "reused without page faults"
+)
+
+
+class AllocatorError(ValueError):
+    pass
+
+
+def libc() -> str | None:
+    """glibc's name and version ("glibc 2.36"), or None under another C library."""
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION")
+    except (ValueError, OSError):
+        return None
+
+
+def refusal(mode: str | None) -> str | None:
+    """Why `mode` cannot run here (checked in the parent, before anything starts), or None."""
+    if mode in (None, DEFAULT):
+        return None
+    if libc() is None:
+        return (
+            f"backend.allocator={mode} sets glibc's malloc, and this system's C library is not "
+            "glibc; use backend.allocator=default"
+        )
+    return None
+
+
+def environment(mode: str | None) -> dict[str, str]:
+    """The variables glibc reads at the worker's start for `mode` (null: the default)."""
+    return dict(VARIABLES[mode or DEFAULT])
+
+
+MALLINFO2_FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+                    "uordblks", "fordblks", "keepcost")  # fmt: skip
+
+
+class _MallInfo2(ctypes.Structure):  # struct mallinfo2, glibc 2.33 and later (mallinfo(3))
+    _fields_ = [(name, ctypes.c_size_t) for name in MALLINFO2_FIELDS]
+
+
+def _mallinfo() -> _MallInfo2 | None:
+    try:
+        call = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):  # not glibc, or one older than 2.33
+        return None
+    call.restype = _MallInfo2
+    return call()
+
+
+def started_with() -> dict[str, str]:
+    """glibc's malloc variables as this process started with them. /proc/self/environ keeps the
+    environment of exec, which is what glibc read: the worker's own os.environ.update of its
+    budget (twinbench/worker/pinning.py) changes os.environ, not that."""
+    try:
+        raw = open("/proc/self/environ", "rb").read().split(b"\0")  # noqa: SIM115 -- one read
+        pairs = (item.decode(errors="replace").partition("=") for item in raw if item)
+        environ = {name: value for name, _, value in pairs}
+    except OSError:  # no /proc: the variables as Python sees them
+        environ = dict(os.environ)
+    return {name: environ[name] for name in VARIABLES[RETAIN] if name in environ}
+
+
+def in_effect(requested: str | None) -> dict[str, Any]:
+    """What this process' malloc does now, read from glibc itself: the variables it started
+    with, and the blocks it holds by mmap and in its heaps. Read after training, so that under
+    `retain` a block the steps asked for would show as mapped had the setting not held."""
+    mode = requested or DEFAULT
+    info = _mallinfo()
+    started = started_with()
+    return {
+        "mode": mode,
+        "libc": libc(),
+        "variables": started,
+        "mapped_blocks": None if info is None else int(info.hblks),
+        "mapped_mib": None if info is None else round(info.hblkhd / 2**20, 3),
+        "heap_mib": None if info is None else round(info.arena / 2**20, 3),
+    }
+
+
+def check(report: dict[str, Any]) -> None:
+    """AllocatorError where the mode asked for is not the one in effect: under `retain` glibc
+    must hold no mapped block and have started with the mode's variables; under `default` it
+    must have started with none of them."""
+    mode, started = report["mode"], report["variables"]
+    if started != VARIABLES[mode]:
+        raise AllocatorError(
+            f"backend.allocator={mode} requested, the worker started with {started or 'none'} "
+            f"of glibc's variables"
+        )
+    if mode == RETAIN and report["mapped_blocks"]:
+        raise AllocatorError(
+            f"backend.allocator=retain requested, and glibc holds {report['mapped_blocks']} "
+            f"mapped block(s) ({report['mapped_mib']} MiB): its variables did not take effect"
+        )

@@ -1,0 +1,85 @@
+"""backend.allocator: glibc's malloc variables reach the worker at its start, are read back from
+glibc after training, and a mode not in effect fails the run (frameworks/allocator.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from frameworks import allocator, settings
+from twinbench.config import inherited_env
+from twinbench.config.spec import ConfigError, build_spec
+
+RETAIN = allocator.VARIABLES["retain"]
+
+
+def _report(mode: str, variables: dict[str, str], mapped: int) -> dict:
+    return {"mode": mode, "libc": "glibc 2.36", "variables": variables,
+            "mapped_blocks": mapped, "mapped_mib": 1.0 * mapped, "heap_mib": 10.0}  # fmt: skip
+
+
+def test_retain_turns_mmap_off_and_trimming_off_in_the_workers_environment(compose):
+    cfg = compose("backend=torch", "backend.allocator=retain")["backend"]
+    env = settings.environment(cfg)
+    assert env["MALLOC_MMAP_MAX_"] == "0"
+    assert int(env["MALLOC_TRIM_THRESHOLD_"]) >= 2**36  # above any memory here: never trims
+    assert not set(RETAIN) & set(settings.environment(compose("backend=torch")["backend"]))
+
+
+def test_a_mode_that_did_not_take_effect_fails_the_run():
+    allocator.check(_report("retain", RETAIN, 0))
+    allocator.check(_report("default", {}, 7))
+    with pytest.raises(allocator.AllocatorError, match="did not take effect"):
+        allocator.check(_report("retain", RETAIN, 3))  # glibc mapped blocks all the same
+    with pytest.raises(allocator.AllocatorError, match="started with none"):
+        allocator.check(_report("retain", {}, 0))  # set after glibc had read its variables
+    with pytest.raises(allocator.AllocatorError, match="requested"):
+        allocator.check(_report("default", RETAIN, 0))
+
+
+def _read_back_in_a_process(env: dict[str, str]) -> dict:
+    """in_effect() in a fresh interpreter that allocates 64 MiB and frees it, started with
+    `env` on top of an environment without glibc's variables."""
+    code = (
+        "import json, os, numpy as np\n"
+        "from frameworks import allocator\n"
+        "os.environ.update(allocator.VARIABLES['retain'])  # too late for glibc: ignored\n"
+        "x = np.ones(2**23); y = np.ones(2**20)\n"
+        "del x\n"
+        "print(json.dumps(allocator.in_effect('retain')))\n"
+    )
+    import json
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k not in RETAIN}
+    out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, check=True,
+                         capture_output=True, text=True).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_read_back_is_glibcs_own_not_the_processes_environment():
+    started = _read_back_in_a_process(RETAIN)
+    assert started["variables"] == RETAIN and started["mapped_blocks"] == 0
+    allocator.check(started)
+    # Variables set inside the process reach os.environ but not glibc, and the read-back says
+    # so twice: no variable at the start, and the 8 MiB array still mapped.
+    late = _read_back_in_a_process({})
+    assert late["variables"] == {} and late["mapped_blocks"] >= 1
+    with pytest.raises(allocator.AllocatorError):
+        allocator.check(late)
+
+
+def test_retain_is_refused_before_anything_runs_where_the_c_library_is_not_glibc(
+    compose, monkeypatch
+):
+    monkeypatch.setattr(allocator, "libc", lambda: None)
+    with pytest.raises(ConfigError, match=r"not glibc; use backend\.allocator=default"):
+        build_spec(compose("backend=tensorflow", "backend.allocator=retain"))
+    build_spec(compose("backend=tensorflow"))  # the default needs nothing of the C library
+
+
+def test_the_shells_malloc_variables_are_refused_naming_the_setting():
+    with pytest.raises(ConfigError, match=r"backend\.allocator=retain"):
+        inherited_env.check({"MALLOC_MMAP_MAX_": "0"})
