@@ -17,6 +17,7 @@ from omegaconf import OmegaConf
 
 from twinbench.launch import decide, screen
 from twinbench.launch.decide_sweep import labels, pair_batches, run_deciding
+from twinbench.launch.interleave import side_names
 from twinbench.sequential import Design
 
 
@@ -98,6 +99,16 @@ def test_pairs_are_cut_per_series_and_round() -> None:
     batches = pair_batches(_jobs(["cpus=1", "cpus=2"], 2))
     assert [len(b) for b in batches] == [2, 2, 2, 2]
     assert {j[1] for j in batches[1]} == {"cpus=2"}
+
+
+def test_the_halves_of_a_pair_are_named_by_what_tells_them_apart() -> None:
+    assert side_names([["backend=torch", "cpus=1"], ["backend=tensorflow", "cpus=1"]]) == [
+        "torch",
+        "tensorflow",
+    ]
+    one_backend = [["backend=torch", "backend.allocator=default"],
+                   ["backend=torch", "+backend.allocator=retain"]]  # fmt: skip
+    assert side_names(one_backend) == ["allocator=default", "allocator=retain"]
 
 
 def test_series_are_named_by_what_tells_them_apart() -> None:
@@ -328,7 +339,9 @@ def test_pairs_that_take_turns_go_through_run_in_turns_not_the_launcher(
 
     together: list[list[list[str]]] = []
 
-    def fake_turns(sweeper: Any, batch: list[list[str]], index: int, design: Any) -> dict:
+    def fake_turns(
+        sweeper: Any, batch: list[list[str]], index: int, design: Any, sides: list[str]
+    ) -> dict:
         together.append(batch)
         return {"torch": _record(0.010, 1.0), "tensorflow": _record(0.020, 2.0)}
 
@@ -451,7 +464,8 @@ def test_a_pair_measured_together_never_reuses_a_half(tmp_path, monkeypatch) -> 
     monkeypatch.setattr(decide_sweep, "compose_pair", lambda _s, batch, _i: [
         ({"backend": {"name": j[0].split("=")[1]}}, tmp_path / j[0]) for j in batch])  # fmt: skip
     monkeypatch.setattr(together, "run_together", lambda jobs, *_: seen.append(jobs) or [[], []])
-    decide_sweep.run_in_turns(None, [["backend=torch"], ["backend=tensorflow"]], 0, Design())
+    batch = [["backend=torch"], ["backend=tensorflow"]]
+    decide_sweep.run_in_turns(None, batch, 0, Design(), ["torch", "tensorflow"])
     assert [body["force"] for body, _ in seen[0]] == [True, True]
 
 

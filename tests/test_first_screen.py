@@ -332,6 +332,27 @@ def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> No
     assert any("(3 and 3 resident workers)" in x for x in shown), shown
 
 
+def test_the_hardware_effect_of_one_backend_at_two_settings_keeps_the_settings_apart() -> None:
+    """`backend=torch backend.allocator=default,retain` at 1 and 2 cores: two sides of one
+    backend, each its own speed-up (pooled, they read as one backend's 2.5x)."""
+    runs = [
+        {"status": "ok", "backend": "torch", "cpus": c, "timing": {"steady_step_s": {"median": t}},
+         "config": {"backend": {"name": "torch", "mkldnn": True, "allocator": mode}}}
+        for mode, c, times in (
+            ("default", 1, [0.020, 0.021]),
+            ("default", 2, [0.010, 0.0105]),
+            ("retain", 1, [0.010, 0.0105]),
+            ("retain", 2, [0.008, 0.0084]),
+        )
+        for t in times
+    ]  # fmt: skip
+    lines = screen.hardware_lines(runs, 2)
+    default = next(x for x in lines if "torch allocator=default" in x)
+    retain = next(x for x in lines if "torch allocator=retain" in x)
+    assert "2.00x" in default and "1.25x" in retain and "(2 and 2 runs)" in retain
+    assert not any("mkldnn" in x for x in lines)  # a setting both sides share names neither
+
+
 def test_the_live_line_is_redrawn_on_a_terminal_and_thinned_in_a_log() -> None:
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -223,6 +223,41 @@ def test_a_resident_sweep_decides_on_worker_pair_units_and_names_its_design(
     )
 
 
+def test_a_sweep_of_one_backend_at_two_settings_keeps_each_setting_on_its_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`backend=torch backend.allocator=default,retain`: both halves are torch, so the sides are
+    the setting's values. Named by the backend alone, the two had one name and each unit took
+    whichever half started first as A: its ratios alternated 2.0 and 0.5 (2026-12-07)."""
+    jobs = [["backend=torch", f"backend.allocator={m}", "cpus=1", f"repeat_slot={r}"]
+            for r in range(12) for m in (("default", "retain") if r % 2 else
+                                         ("retain", "default"))]  # fmt: skip
+
+    def compose(_sweeper: Any, batch: list[list[str]], index: int) -> list[tuple[dict, Path]]:
+        modes = [job[1].split("=")[1] for job in batch]
+        return [({"backend": {"name": "torch", "allocator": m}}, tmp_path / f"{index}-{m}")
+                for m in modes]  # fmt: skip
+
+    def run_pair(pair: list[tuple[dict, Path]], design: Design) -> resident.ResidentPair:
+        seconds = {"default": 2.0, "retain": 1.0}  # retain twice as fast, in every round
+        blocks = [_blocks([seconds[b["backend"]["allocator"]]] * 4) for b, _ in pair]
+        ok = {"status": "ok", "backend": "torch"}
+        return resident.ResidentPair([[ok], [ok]], blocks, (1, 1))
+
+    monkeypatch.setattr(decide_sweep, "compose_pair", compose)
+    monkeypatch.setattr(resident, "run_pair", run_pair)
+    monkeypatch.setattr("twinbench.launch.runner.summary", lambda r: "summary")
+    run_deciding(_sweeper(tmp_path, jobs), [])
+    (series,) = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())["series"]
+    assert (series["a"], series["b"]) == ("allocator=default", "allocator=retain")
+    assert series["wall_ratios"] and all(r == pytest.approx(2.0) for r in series["wall_ratios"])
+    assert series["decision"]["outcome"] == "b_faster"
+    body = json.loads((tmp_path / decide.DECISIONS_FILE).read_text())
+    assert screen.verdict_lines(body, 2)[0].startswith(
+        "setting: allocator=default / allocator=retain, wall time"
+    )
+
+
 def test_a_worker_pair_without_a_whole_round_is_dropped_and_said() -> None:
     s = decide.Series("cpus=1", DESIGN, 3)
     s.add_unit(["torch", "tensorflow"], None, 0, 5.0)

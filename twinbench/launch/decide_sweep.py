@@ -20,7 +20,7 @@ from frameworks import registry
 from twinbench.config.checks import fail
 from twinbench.launch import machine_lock, resident, screen
 from twinbench.launch.decide import DECISIONS_FILE, Series, Tracker
-from twinbench.launch.interleave import SLOT_KEY, is_framework_override, pair_group
+from twinbench.launch.interleave import SLOT_KEY, is_framework_override, pair_group, side_names
 from twinbench.launch.repeats import repeat_dirs
 from twinbench.machine import cpu, environment
 from twinbench.measure import noise
@@ -97,8 +97,8 @@ def labels(keys: list[Key]) -> dict[Key, str]:
     return {k: " ".join(o for o in k if o not in common) or "all" for k in keys}
 
 
-def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
-    """(backend, record) of a finished job, read from its run directory (None: none there)."""
+def _record(job_return: Any) -> dict[str, Any] | None:
+    """The record of a finished job, read from its run directory (None: none there)."""
     cfg, hydra_cfg = job_return.cfg, job_return.hydra_cfg
     run_dir = Path(OmegaConf.select(hydra_cfg, "hydra.runtime.output_dir"))
     repeats, slot = cfg.get("repeats"), cfg.get(SLOT_KEY) or 0
@@ -108,7 +108,7 @@ def _record(job_return: Any) -> tuple[str, dict[str, Any]] | None:
         record = results.read(repeat_dirs(run_dir, repeats)[slot] / results.RESULT_FILE)
     except (OSError, ValueError):
         return None
-    return str(OmegaConf.select(cfg, "backend.name")), record
+    return record
 
 
 def floor_target(sweeper: Any, job: list[str], design: Design) -> tuple[str, str] | None:
@@ -203,21 +203,23 @@ def run_deciding(sweeper: Any, arguments: list[str]) -> list[Any]:
             if live is not None:
                 live.show(_progress(tracker, all_cores, key))
             together = design.pairing in ("resident", "turns") and len(batch) == 2
+            sides = side_names(batch)  # the pair's halves by what tells them apart
             # A pair in this process takes the machine before its clock starts: another sweep's
             # pair held it, and the wait was spent from this sweep's seconds (2026-12-06).
             lock = pair_lock(sweeper) if together else None
             with machine_lock.measurement_lock(lock), machine_lock.held_for(lock):
                 start = time.monotonic()
                 if design.pairing == "resident" and together:
-                    pair, unit = run_resident(sweeper, batch, index, design)
+                    pair, unit = run_resident(sweeper, batch, index, design, sides)
                     returns.append(list(pair.values()))
                 elif together:
-                    pair = run_in_turns(sweeper, batch, index, design)
+                    pair = run_in_turns(sweeper, batch, index, design, sides)
                     returns.append(list(pair.values()))
                 else:
                     finished = launcher.launch(batch, initial_job_idx=index)
                     returns.append(finished)
-                    pair = dict(filter(None, (_record(r) for r in finished)))
+                    found = zip(sides, map(_record, finished), strict=False)
+                    pair = {side: record for side, record in found if record is not None}
                     if shown:  # each launch sets Hydra's logging up again
                         progress.quiet_console(screen.SCREEN_QUIET_LOGGERS)
                 seconds = time.monotonic() - start
@@ -297,16 +299,16 @@ def compose_pair(sweeper: Any, batch: list[list[str]], index: int) -> list[tuple
 
 
 def run_in_turns(
-    sweeper: Any, batch: list[list[str]], index: int, design: Any
+    sweeper: Any, batch: list[list[str]], index: int, design: Any, sides: list[str]
 ) -> dict[str, dict[str, Any]]:
     """One pair with both halves alive at once, taking turns (twinbench/launch/together.py);
-    returns the records by backend. Each run's summary block goes to the twinbench.worker log:
+    returns the records by side. Each run's summary block goes to the twinbench.worker log:
     on the console with verbose=true, off it on the first screen (twinbench/launch/screen.py)."""
     from twinbench.launch import together
 
     jobs = measured_afresh(compose_pair(sweeper, batch, index))
     halves = together.run_together(jobs, design.turn_ticks, design.turn_gap_s)
-    return _summarised(jobs, halves)
+    return _summarised(jobs, halves, sides)
 
 
 def measured_afresh(jobs: list[tuple[Any, Path]]) -> list[tuple[Any, Path]]:
@@ -318,21 +320,21 @@ def measured_afresh(jobs: list[tuple[Any, Path]]) -> list[tuple[Any, Path]]:
 
 
 def _summarised(
-    jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]]
+    jobs: list[tuple[Any, Path]], halves: list[list[dict[str, Any]]], sides: list[str]
 ) -> dict[str, dict[str, Any]]:
     """Each half's summary block to the twinbench.worker log (a failed run's to stderr); the
-    records by backend."""
+    records by side (side_names)."""
     from twinbench.launch import runner as launch
 
     pair = {}
-    for (body, _), records in zip(jobs, halves, strict=True):
+    for side, records in zip(sides, halves, strict=True):
         for record in records:
             line = launch.summary(record)
             if record["status"] == "ok":
                 progress.emit(line)
             else:
                 print(line, file=sys.stderr, flush=True)
-            pair[str(body["backend"]["name"])] = record
+            pair[side] = record
     return pair
 
 
@@ -340,14 +342,16 @@ UnitFields = tuple[list[str], dict[str, float] | None, int]  # names A/B, ratios
 
 
 def run_resident(
-    sweeper: Any, batch: list[list[str]], index: int, design: Design
+    sweeper: Any, batch: list[list[str]], index: int, design: Design, sides: list[str]
 ) -> tuple[dict[str, dict[str, Any]], UnitFields]:
-    """One resident worker pair (twinbench/launch/resident.py): the records by backend, and the
+    """One resident worker pair (twinbench/launch/resident.py): the records by side, and the
     unit for the tracker as (names A/B, ratios A/B per measure or None, rounds)."""
     jobs = measured_afresh(compose_pair(sweeper, batch, index))
     measured = resident.run_pair(jobs, design)
-    pair = _summarised([(resident.size_job(b, design), d) for b, d in jobs], measured.records)
-    names = [str(body["backend"]["name"]) for body, _ in jobs]
+    pair = _summarised(
+        [(resident.size_job(b, design), d) for b, d in jobs], measured.records, sides
+    )
+    names = list(sides)
     a, b = Series.ordered(names)
     # The interleaving starts either backend first; A/B is the reference's order.
     unit = resident.unit_from(measured, design, flip=names[0] != a)

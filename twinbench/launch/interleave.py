@@ -49,6 +49,21 @@ def pair_group(overrides: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(o for o in overrides if not is_framework_override(o)))
 
 
+def side_names(batch: list[list[str]]) -> list[str]:
+    """Each job of a pair named by the framework overrides that tell it from its partner: its
+    backend (`torch`) where the backends differ, else its setting (`allocator=retain`). Pairs
+    of one backend at two values of a setting were named by the backend alone, both halves the
+    same name, and each pair's ratio took whichever half ran first as A (2026-12-07)."""
+    sides = [[o.lstrip("+~") for o in job if is_framework_override(o)] for job in batch]
+    common = set.intersection(*(set(side) for side in sides)) if sides else set()
+    return [
+        " ".join(
+            o.removeprefix("backend=").removeprefix("backend.") for o in side if o not in common
+        )
+        for side in sides
+    ]
+
+
 def interleave(jobs: list[Job]) -> list[list[str]]:
     """Every repeat of every job as its own job's overrides (`repeat_slot=r` added), in the
     order described above; groups keep the order of their first job."""

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from frameworks import registry
 from frameworks.registry import REPORT_REFERENCE
 from twinbench import stats
 from twinbench.launch import rerun
@@ -143,8 +144,10 @@ def verdict_lines(
     a = next((s["a"] for s in series if s.get("a")), "A")
     b = next((s["b"] for s in series if s.get("b")), "B")
     measure = MEASURES.get(d["measure"], f"{d['measure']} time")
+    # Sides named by a setting (one backend at two values, decide_sweep.side_names) compare it.
+    effect = "framework" if {a, b} <= {*registry.names(), "A", "B"} else "setting"
     lines = [
-        f"framework: {a} / {b}, {measure} (below 1: {a} takes less time); margin "
+        f"{effect}: {a} / {b}, {measure} (below 1: {a} takes less time); margin "
         f"+-{d['margin']:.0%}, {1 - d['alpha']:.0%} confidence sequence"
         if names
         else "framework: no pair completed"
@@ -187,20 +190,46 @@ def _step_median(record: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
+def _settings(record: dict[str, Any]) -> dict[str, Any]:
+    backend = (record.get("config") or {}).get("backend")
+    return {k: v for k, v in backend.items() if k != "name"} if isinstance(backend, dict) else {}
+
+
+def side_of(records: list[dict[str, Any]]) -> Callable[[dict[str, Any]], str]:
+    """A record's side of the comparison: its backend, and the backend settings whose values
+    differ between the records of that backend (`torch allocator=retain`), so that a sweep of
+    one backend at two settings keeps its two sides apart."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for r in records:
+        for key, value in _settings(r).items():
+            values.setdefault((str(r.get("backend")), key), set()).add(repr(value))
+
+    def side(record: dict[str, Any]) -> str:
+        backend = str(record.get("backend"))
+        own = _settings(record)
+        varying = [f"{k}={own[k]}" for k in sorted(own) if len(values[(backend, k)]) > 1]
+        return " ".join([backend, *varying])
+
+    return side
+
+
 def hardware_lines(
     records: Iterable[dict[str, Any]], all_cores: int | None, unit: str = "runs"
 ) -> list[str]:
-    """The hardware effect per backend: its fewest cores' steady step over its most cores'
-    (a speed-up: above 1, more cores take less time), with the Welch interval of
-    twinbench.stats.ratio_ci over the records' medians (independent processes, not pairs);
-    `unit` names what a record is (a resident pair's record is one worker's life)."""
+    """The hardware effect per side (side_of: a backend, or a backend at one setting): its
+    fewest cores' steady step over its most cores' (a speed-up: above 1, more cores take less
+    time), with the Welch interval of twinbench.stats.ratio_ci over the records' medians
+    (independent processes, not pairs); `unit` names what a record is (a resident pair's
+    record is one worker's life)."""
+    records = list(records)
+    side = side_of(records)
     by_backend: dict[str, dict[int, list[float]]] = {}
     for r in records:
         step = _step_median(r) if r.get("status") == "ok" else None
         cores = r.get("cpus")
         if step is None or not isinstance(cores, int) or r.get("device", "cpu") != "cpu":
             continue
-        by_backend.setdefault(str(r.get("backend")), {}).setdefault(cores, []).append(step)
+        by_backend.setdefault(side(r), {}).setdefault(cores, []).append(step)
     rows = []
     for backend in sorted(by_backend, key=lambda n: (n != REPORT_REFERENCE, n)):
         counts = by_backend[backend]
