@@ -149,6 +149,9 @@ TF32_SETTING: Settings = {
     ),
 }
 
+# Subnormal floats on torch's runtime, computed or flushed (frameworks/torch_native/denormals.py).
+FLUSH_SETTING: Settings = {"flush_denormal": ((False, True), "torch.set_flush_denormal")}
+
 # Every backend's: the C allocator its worker starts under (frameworks/allocator.py).
 ALLOCATOR_SETTING: Settings = {"allocator": (allocator.MODES, allocator.MEANING)}
 
@@ -192,7 +195,7 @@ BACKENDS: dict[str, BackendSpec] = {
                     "torch.compile mode",
                 ),
                 "mkldnn": ((True, False), "torch.backends.mkldnn.enabled: oneDNN kernels"),
-                "flush_denormal": ((False, True), "torch.set_flush_denormal"),
+                **FLUSH_SETTING,
                 "fused_optimizer": (
                     (False, True, "auto"),
                     "torch's fused optimizer kernel (Adam); 'auto': where torch has one",
@@ -255,7 +258,7 @@ BACKENDS: dict[str, BackendSpec] = {
             runtime="torch",
             adapter="frameworks.keras.on_torch:KerasTorchBackend",
             label="Keras on PyTorch",
-            settings={**KERAS_SETTINGS, **TF32_SETTING, **ALLOCATOR_SETTING},
+            settings={**KERAS_SETTINGS, **TF32_SETTING, **FLUSH_SETTING, **ALLOCATOR_SETTING},
             environment={"KERAS_BACKEND": "torch"},
             # Keras on torch computes on CUDA whenever torch sees a GPU: a device=cpu run on a
             # GPU machine would silently run on the GPU without it.

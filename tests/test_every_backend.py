@@ -73,6 +73,12 @@ def test_every_backend_trains_every_model_from_the_cli(sweeps, backend, model):
     assert "error" not in found, found
     assert found["values"]["parameters"] == record["params"]
     assert found["values"]["optimizer_state"] > 0 and found["values"]["predictions"] > 0
+    # glibc's malloc as it comes, read back from glibc, and subnormals as each runtime comes:
+    # computed on torch's (native and Keras on it alike), flushed by TensorFlow's
+    settings = record["settings"]
+    assert settings["allocator"]["mode"] == "default" and settings["allocator"]["variables"] == {}
+    if registry.spec(backend).runtime != "jax":
+        assert settings["flush_denormal"] is (registry.spec(backend).runtime == "tensorflow")
     # A language model's text after training (conf/model `sample`), timed apart; none otherwise
     wanted = model_config(model).get("sample")
     if wanted:

@@ -228,3 +228,20 @@ def test_torch_compile_traces_an_lstm_with_allow_rnn_and_leaves_dynamo_as_it_was
         assert torch._dynamo.config.allow_rnn is False  # patched per call, not process-wide
     finally:
         torch._dynamo.reset()
+
+
+def test_keras_on_torch_flushes_subnormals_as_native_torch_does():
+    """backend.flush_denormal on Keras on torch: torch's own switch, set and read back the same
+    way (frameworks/torch_native/denormals.py), in a process of Keras on torch's own."""
+    code = (
+        "from frameworks import registry\n"
+        "keras_torch = registry.spec('keras_torch').load()\n"
+        "from frameworks.torch_native import denormals\n"
+        "for flush in (True, False):\n"
+        "    keras_torch.apply_settings({'flush_denormal': flush})\n"
+        "    print(denormals.in_effect())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["True", "False"]

@@ -19,6 +19,7 @@ from frameworks.keras.common import KerasBackend
 from frameworks.settings import SettingError
 from frameworks.timing import RunClock
 from frameworks.torch_native import cuda as torch_cuda
+from frameworks.torch_native import denormals
 from frameworks.torch_native.backend import configure_torch_threads
 
 
@@ -52,14 +53,25 @@ class KerasTorchBackend(KerasBackend):
             raise RuntimeError(f"device={device} but Keras on torch computes on {get_device()}")
 
     def apply_settings(self, requested: dict[str, Any]) -> None:
-        """Keras' own settings take effect in compile(); TF32 is torch's, set now."""
+        """Keras' own settings take effect in compile(); TF32 and subnormal flushing are
+        torch's, set now, as native torch sets them."""
         super().apply_settings(requested)
         torch_cuda.apply_tf32(requested.get("tf32"))
+        denormals.apply(bool(requested.get("flush_denormal", False)))
 
     def settings_report(self) -> dict[str, Any]:
-        report = {**super().settings_report(), **torch_cuda.tf32_in_effect()}
+        report = {
+            **super().settings_report(),
+            **torch_cuda.tf32_in_effect(),
+            "flush_denormal": denormals.in_effect(),
+        }
         if why := torch_cuda.check_tf32(self.settings.get("tf32"), report):
             raise SettingError(why)
+        if report["flush_denormal"] != bool(self.settings.get("flush_denormal", False)):
+            raise SettingError(
+                f"backend.flush_denormal={self.settings.get('flush_denormal')} requested, "
+                f"{report['flush_denormal']} in effect"
+            )
         return report
 
     def clock_sync(self, device: str) -> Callable[[], None]:

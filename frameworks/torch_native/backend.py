@@ -30,8 +30,8 @@ from frameworks.precision_check import precision_block
 from frameworks.timing import RunClock
 from frameworks.torch_native import augment as torch_augment
 from frameworks.torch_native import cuda as torch_cuda
+from frameworks.torch_native import denormals, layer_probes, weight_layout
 from frameworks.torch_native import evaluate as torch_evaluate
-from frameworks.torch_native import layer_probes, weight_layout
 from frameworks.torch_native import optimizers as torch_optimizers
 from frameworks.torch_native import precision as torch_precision
 from frameworks.torch_native import stochastic as torch_stochastic
@@ -102,21 +102,18 @@ class TorchBackend(Backend):
         self._compiled: CompiledForward | None = None
         self._compute_dtypes: set[str] = set()
         torch.backends.mkldnn.enabled = bool(requested.get("mkldnn", True))
-        # Returns False where the CPU cannot flush denormals (no SSE3): never a silent no-op.
-        if not torch.set_flush_denormal(bool(requested.get("flush_denormal", False))):
-            raise settings.SettingError("backend.flush_denormal=true: this CPU cannot flush")
+        denormals.apply(bool(requested.get("flush_denormal", False)))
         torch_cuda.apply_tf32(requested.get("tf32"))
 
     def settings_report(self) -> dict[str, Any]:
         """Every setting as read back from torch after training; a mismatch fails the run."""
         from torch._dynamo.utils import counters
 
-        tiny = (torch.tensor([1e-30]) * torch.tensor([1e-9])).item()  # a denormal, or 0
         graphs = counters["stats"]["unique_graphs"]
         fused = bool(self._optimizer and self._optimizer.defaults.get("fused"))
         report = {
             "mkldnn": torch.backends.mkldnn.enabled,
-            "flush_denormal": tiny == 0.0,
+            "flush_denormal": denormals.in_effect(),
             "compile": self._compiled is not None and graphs > 0,
             "compiled_graphs": graphs,
             "compile_mode": self.settings.get("compile_mode", "default"),
