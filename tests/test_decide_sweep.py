@@ -322,6 +322,22 @@ def test_shared_seconds_go_to_the_series_still_undecided() -> None:
     assert flip.as_dict()["pool_spent"] is True
 
 
+def test_a_pair_longer_than_the_seconds_left_is_not_started() -> None:
+    """Pairs of 100 s against 250 s shared: a third would end at 300 s, past the budget the plan
+    line promised, so the series ends after two; one of 10 s beside it runs on into the 50 s."""
+    t = decide.Tracker(Design(max_pairs=40, max_seconds=None, total_seconds=250), lambda _: None)
+    slow, quick = t.open(("cpus=1",), "cpus=1", 40), t.open(("cpus=2",), "cpus=2", 40)
+    coin = {"torch": _record(0.010, 1), "tensorflow": _record(0.0101, 1)}
+    for _ in range(2):
+        t.add(("cpus=1",), coin, 100.0)
+    assert slow.done and slow.decision.stopped_by == "total_seconds"
+    assert len(slow.ratios["wall"]) == 2 and not quick.done
+    while not quick.done:  # a coin flip between 0.91x and 1.09x: never decided in 5 pairs
+        step = 0.010 + 0.002 * (len(quick.ratios["wall"]) % 2)
+        t.add(("cpus=2",), {"torch": _record(step, 1), "tensorflow": _record(0.011, 1)}, 10.0)
+    assert quick.seconds == 50.0 and quick.decision.stopped_by == "total_seconds"
+
+
 def test_without_shared_seconds_each_series_keeps_only_its_own() -> None:
     t = decide.Tracker(Design(max_pairs=40, max_seconds=60), lambda _: None)
     s = t.open(("cpus=2",), "cpus=2", 40)
