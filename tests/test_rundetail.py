@@ -174,6 +174,22 @@ def test_a_history_with_epochs_between_validations_renders(tmp_path):
     assert set(runs["final_val_accuracy"]) == {0.55} and set(runs["final_val_loss"]) == {1.0}
 
 
+def test_runs_that_never_validated_draw_their_curves_without_a_warning():
+    """Resident workers' records hold no validation: the curves' empty legend printed
+    matplotlib's UserWarning on the first screen of the sweep that reported them."""
+    import warnings
+
+    from analysis.render import runcharts
+
+    rows = pd.DataFrame([{"epoch_times_s": [1.0], "val_accuracy": [None], "val_loss": [None],
+                          "config_label": "torch cpu1"}])  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = runcharts.wallclock_curves(rows, "charlstm", None)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts == ["no validation recorded"] * 2
+
+
 def test_start_up_phases_add_up_to_the_total_with_the_rest_as_other():
     """The start-up chart stacks the recorded phases and "other", the rest of total_s; a record
     written before train_setup_s existed shows its train set-up inside "other"."""

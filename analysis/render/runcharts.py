@@ -94,7 +94,12 @@ def wallclock_curves(rows: pd.DataFrame, workload: str, target: float | None) ->
         for ax in (ax_a, ax_l):
             ax.set_xlabel("training wall-clock time (s)")
             ax.set_xlim(left=0)
-            ax.legend(fontsize=7)
+            # Runs that never validated (resident workers) draw nothing: an empty legend warned
+            # on the first screen of the sweep that reported them.
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+            else:
+                ax.text(0.5, 0.5, "no validation recorded", ha="center", transform=ax.transAxes)
     return fig
 
 
