@@ -19,6 +19,8 @@ import ctypes
 import os
 from typing import Any
 
+from twinbench.result.blocks import PAGE_FAULTS_FLAG
+
 DEFAULT = "default"
 RETAIN = "retain"
 # Above any memory this project's machines have: the heap's top is never given back.
@@ -28,6 +30,9 @@ VARIABLES: dict[str, dict[str, str]] = {
     RETAIN: {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(NEVER_TRIM_BYTES)},
 }
 MODES = tuple(VARIABLES)
+# measure.kernel_share_flag's default (conf/config.yaml): the share of the training steps' CPU
+# time in the kernel from which a run under the default mode is flagged.
+FLAG_SHARE = 0.05
 MEANING = (
     "the C allocator: default = glibc's malloc as it comes (large blocks mmapped, returned when "
     "freed); retain = large blocks from the heap, never trimmed, so a step's freed buffers are "
@@ -126,3 +131,24 @@ def check(report: dict[str, Any]) -> None:
             f"backend.allocator=retain requested, and glibc holds {report['mapped_blocks']} "
             f"mapped block(s) ({report['mapped_mib']} MiB): its variables did not take effect"
         )
+
+
+def flag(resources: dict[str, Any], report: dict[str, Any] | None, share: float) -> str | None:
+    """The record's flag of a run whose training steps spent at least `share` of their CPU time
+    in the kernel (measure.kernel_share_flag) while glibc mapped its large blocks (the default
+    mode, and a mapped block still held after training): the likely cause, and the setting to
+    compare. None under `retain`, under another C library, or below the share."""
+    cpu = resources.get("cpu_time_training_steps_s") or 0.0
+    kernel = resources.get("system_time_training_steps_s") or 0.0
+    if not report or report.get("mode") != DEFAULT or not report.get("mapped_blocks") or cpu <= 0:
+        return None
+    if kernel / cpu < share:
+        return None
+    faults = int(resources.get("minor_faults_training_steps") or 0)
+    return (
+        f"{PAGE_FAULTS_FLAG} the training steps spent {kernel / cpu:.1%} of their CPU time in the "
+        f"kernel, with {faults:,} minor page faults, while glibc's malloc mapped its large "
+        "blocks and unmapped them when freed (so each step faults them in again); "
+        "backend.allocator=retain keeps them, and a sweep over backend.allocator=default,retain "
+        "measures what it changes"
+    )

@@ -83,3 +83,36 @@ def test_retain_is_refused_before_anything_runs_where_the_c_library_is_not_glibc
 def test_the_shells_malloc_variables_are_refused_naming_the_setting():
     with pytest.raises(ConfigError, match=r"backend\.allocator=retain"):
         inherited_env.check({"MALLOC_MMAP_MAX_": "0"})
+
+
+# ------------------------------------------------------------------ the record's flag
+
+STEPS = {"cpu_time_training_steps_s": 10.0, "system_time_training_steps_s": 0.8,
+         "minor_faults_training_steps": 45770}  # fmt: skip
+
+
+def test_steps_in_the_kernel_under_mapped_blocks_are_flagged_with_the_setting_to_compare():
+    line = allocator.flag(STEPS, _report("default", {}, 12), share=0.05)
+    assert line is not None and line.startswith("page faults:")
+    assert "8.0% of their CPU time in the kernel, with 45,770 minor page faults" in line
+    assert "backend.allocator=default,retain" in line
+
+
+def test_no_page_fault_flag_under_retain_without_mapped_blocks_or_below_the_share():
+    assert allocator.flag(STEPS, _report("retain", RETAIN, 0), share=0.05) is None
+    assert allocator.flag(STEPS, _report("default", {}, 0), share=0.05) is None  # none mapped
+    assert allocator.flag(STEPS, _report("default", {}, 12), share=0.10) is None
+    assert allocator.flag(STEPS, None, share=0.05) is None  # a record from before the setting
+    assert allocator.flag({}, _report("default", {}, 12), share=0.05) is None  # no CPU time
+
+
+def test_the_worker_flags_a_run_whose_steps_faulted(compose):
+    from twinbench.worker.assemble import run_flags
+
+    spec = build_spec(compose("backend=torch", "model=mlp", "cpus=1"))
+    in_effect = {"allocator": _report("default", {}, 12)}
+    flags = run_flags(spec, None, None, (None, in_effect), STEPS)
+    assert [f for f in flags if f.startswith("page faults:")]
+    quiet = {**STEPS, "system_time_training_steps_s": 0.1}  # 1%: below measure.kernel_share_flag
+    assert not [f for f in run_flags(spec, None, None, (None, in_effect), quiet)
+                if f.startswith("page faults:")]  # fmt: skip

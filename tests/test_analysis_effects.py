@@ -511,3 +511,18 @@ def test_a_run_flagged_for_subnormals_flags_its_configuration(tmp_path):
     an = analyze(tmp_path)
     assert "subnormals computed" in row(an.configs, backend="torch")["flags"]
     assert "subnormals" not in row(an.configs, backend="tensorflow")["flags"]
+
+
+def test_a_run_flagged_for_page_faults_flags_its_configuration(tmp_path):
+    """The worker's page-fault flag (frameworks/allocator.py) reaches the configuration's flags
+    with the setting to compare; an unflagged run of the same table does not."""
+    from twinbench.result.blocks import PAGE_FAULTS_FLAG
+
+    flagged = fakes.record("torch", 1, [1.0])
+    flagged["flags"] = [f"{PAGE_FAULTS_FLAG} the training steps spent 7.9% of their CPU ..."]
+    fakes.write(tmp_path, "a", flagged)
+    fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0]))
+    an = analyze(tmp_path)
+    assert "page faults in the steps (backend.allocator)" in row(an.configs, backend="torch")[
+        "flags"]  # fmt: skip
+    assert "page faults" not in row(an.configs, backend="tensorflow")["flags"]

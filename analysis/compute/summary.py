@@ -82,6 +82,8 @@ def _flags(
         flags.append("drift within a run")
     if _any(ok, "subnormals_flagged"):
         flags.append("subnormals computed (backend.flush_denormal)")
+    if _any(ok, "page_faults_flagged"):
+        flags.append("page faults in the steps (backend.allocator)")
     if _any(ok, "steady_step_unstable"):
         flags.append("unstable steady state")
     if (ok.get("threads_verified", pd.Series(dtype="boolean")) == False).any():  # noqa: E712

@@ -23,6 +23,7 @@ from analysis.errors import AnalysisError
 from analysis.load import axes, backends
 from twinbench.result.block import ABSENT, present
 from twinbench.result.blocks import (
+    PAGE_FAULTS_FLAG,
     STEADY_STEP_S,
     SUBNORMALS_FLAG,
     Budget,
@@ -123,6 +124,12 @@ def derived_run_key(config: Any) -> str:
     """The run identity for records written before `run_key` existed: the writer's own
     definition."""
     return run_key(config if isinstance(config, dict) else {})
+
+
+def _flagged(record: Any, prefix: str) -> bool:
+    """Whether any of the record's flags begins with `prefix` (twinbench.result.blocks)."""
+    flags = record.flags if isinstance(record.flags, list) else []
+    return any(str(f).startswith(prefix) for f in flags)
 
 
 def settings_of(record: dict[str, Any]) -> dict[str, Any]:
@@ -316,10 +323,10 @@ def to_row(rec: Record) -> dict[str, Any]:
         "drifting": present(drift.drifting),
         # The worker flagged subnormals its kernels computed with (frameworks/subnormals.py):
         # beside a drift, its likely cause.
-        "subnormals_flagged": any(
-            str(f).startswith(SUBNORMALS_FLAG)
-            for f in (record.flags if isinstance(record.flags, list) else [])
-        ),
+        "subnormals_flagged": _flagged(record, SUBNORMALS_FLAG),
+        # ... and the steps' time in the kernel under glibc's default malloc
+        # (frameworks/allocator.py): a share of a framework effect that is the allocator's.
+        "page_faults_flagged": _flagged(record, PAGE_FAULTS_FLAG),
         "flops_per_step": _num(flops.per_step),
         "achieved_gflops": _num(flops.achieved_gflops),
         "peak_gflops": _num(flops.peak_gflops),

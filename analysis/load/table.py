@@ -43,6 +43,7 @@ BOOL_COLUMNS = (
     "steady_step_unstable",
     "drifting",
     "subnormals_flagged",
+    "page_faults_flagged",
 )
 TEXT_COLUMNS = (
     "error",

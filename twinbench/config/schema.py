@@ -169,6 +169,7 @@ MEASURE: dict[str, Check] = {
     "profile_steps": whole(1),
     "profile_warmup_steps": whole(0),
     "subnormal_flag_share": share,
+    "kernel_share_flag": share,
     "unstable_rel_width": positive_number(),
     "target_rel_width": positive_number(),
     "max_repeats": whole(1),

@@ -17,6 +17,8 @@ from twinbench.result.block import ABSENT, Block, spec
 # How a record's flag about subnormal floats begins (frameworks/subnormals.py writes it, the
 # analysis tells flagged runs by it without importing a framework's module).
 SUBNORMALS_FLAG = "subnormals:"
+# ... and its flag about the steps' time in the kernel on page faults (frameworks/allocator.py).
+PAGE_FAULTS_FLAG = "page faults:"
 # The worker's headline measurement: Timing.steady_step_s (and the column named after it).
 STEADY_STEP_S = "steady_step_s"
 TIMING = "timing"

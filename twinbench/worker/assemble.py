@@ -79,17 +79,21 @@ def run_flags(
     timing: Timing | None = None,
     steps_per_epoch: int | None = None,
     trained_state: tuple[dict[str, Any] | None, dict[str, Any]] = (None, {}),
+    used: dict[str, Any] | None = None,
 ) -> list[str]:
     """What qualifies this run's figures, one line each (the record's `flags`).
-    trained_state: the run's `subnormals` block and the settings in effect."""
-    from frameworks import subnormals
+    trained_state: the run's `subnormals` block and the settings in effect; used: its
+    resources (CPU time in the kernel, page faults)."""
+    from frameworks import allocator, subnormals
 
     no_steady = timing is not None and timing.steady_step_s is None
     share = float(spec.measure.get("subnormal_flag_share", subnormals.FLAG_SHARE))
+    in_kernel = float(spec.measure.get("kernel_share_flag", allocator.FLAG_SHARE))
     lines = (
         spec.oversubscribed(),
         no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
         subnormals.flag(*trained_state, share, _slowed(timing)),
+        allocator.flag(used or {}, trained_state[1].get("allocator"), in_kernel),
     )
     return [line for line in lines if line]
 
@@ -356,6 +360,7 @@ def assemble(
                     timing,
                     trained.plan.steps_per_epoch,
                     (looks.subnormals, trained.settings_in_effect),
+                    trained.resources,
                 )
             )
             else {}
