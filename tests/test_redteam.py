@@ -436,6 +436,18 @@ def test_parity_refuses_an_unknown_model_in_one_line():
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_parity_asked_for_help_prints_its_usage_not_an_unknown_model():
+    """`python -m twinbench.parity --help` read --help as a model name and refused it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "twinbench.parity", "--help"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: twinbench parity") and "--backends" in proc.stdout
+
+
 @pytest.mark.parametrize("width", ["-1", "nan", "0", "inf"])
 def test_analysis_refuses_a_meaningless_unstable_width(width, finished_job, capsys):
     from analysis.__main__ import main

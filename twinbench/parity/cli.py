@@ -17,6 +17,10 @@ from twinbench.ui import progress
 
 
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:  # `twinbench parity`'s help, which describes this CLI
+        from twinbench.cli.main import main as twinbench
+
+        return twinbench(["parity", "--help"])
     if argv and argv[0] == "--stage":
         lifeline.die_with_parent()  # first: a stage never outlives the certifying process
         framework, model_names, workdir = argv[1:4]  # models: comma-separated
