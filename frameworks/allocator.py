@@ -99,17 +99,41 @@ def started_with() -> dict[str, str]:
     return {name: environ[name] for name in VARIABLES[RETAIN] if name in environ}
 
 
+# glibc's mmap threshold rises with use up to 32 MiB (DEFAULT_MMAP_THRESHOLD_MAX, 64-bit) and a
+# thread's arena holds at most 64 MiB a heap: a block between the two is mapped under the default
+# mode whatever the process did before, and taken from the main heap under `retain`.
+PROBE_BYTES = 48 * 2**20
+
+
+def large_block_mapped() -> bool | None:
+    """Whether a PROBE_BYTES malloc on this (the main) thread is mapped: glibc's own answer to
+    which mode it runs, asked once after training. malloc touches no page of it, and it is freed
+    at once. None where glibc cannot say (no mallinfo2)."""
+    libc_ = ctypes.CDLL(None)
+    libc_.malloc.restype, libc_.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    libc_.free.argtypes = [ctypes.c_void_p]
+    before = _mallinfo()
+    if before is None:
+        return None
+    block = libc_.malloc(PROBE_BYTES)
+    after = _mallinfo()
+    libc_.free(block)
+    return after is not None and after.hblks > before.hblks
+
+
 def in_effect(requested: str | None) -> dict[str, Any]:
-    """What this process' malloc does now, read from glibc itself: the variables it started
-    with, and the blocks it holds by mmap and in its heaps. Read after training, so that under
-    `retain` a block the steps asked for would show as mapped had the setting not held."""
+    """What this process' malloc does now, read from glibc itself after training: the variables
+    it started with, whether a large block is mapped (large_block_mapped), and the blocks it
+    holds by mmap and in its heaps. Under `retain` a block larger than a thread's heap, asked for
+    on another thread, is still mapped (glibc's fallback: TensorFlow's fastText held one of
+    1 GiB), so the blocks held describe the run and the probe decides the mode."""
     mode = requested or DEFAULT
     info = _mallinfo()
-    started = started_with()
     return {
         "mode": mode,
         "libc": libc(),
-        "variables": started,
+        "variables": started_with(),
+        "large_block_mapped": large_block_mapped(),
         "mapped_blocks": None if info is None else int(info.hblks),
         "mapped_mib": None if info is None else round(info.hblkhd / 2**20, 3),
         "heap_mib": None if info is None else round(info.arena / 2**20, 3),
@@ -117,30 +141,33 @@ def in_effect(requested: str | None) -> dict[str, Any]:
 
 
 def check(report: dict[str, Any]) -> None:
-    """AllocatorError where the mode asked for is not the one in effect: under `retain` glibc
-    must hold no mapped block and have started with the mode's variables; under `default` it
-    must have started with none of them."""
+    """AllocatorError where the mode asked for is not the one in effect: the process must have
+    started with the mode's variables and no others, and glibc must map a large block under the
+    default and keep it in the heap under `retain`."""
     mode, started = report["mode"], report["variables"]
     if started != VARIABLES[mode]:
         raise AllocatorError(
             f"backend.allocator={mode} requested, the worker started with {started or 'none'} "
             f"of glibc's variables"
         )
-    if mode == RETAIN and report["mapped_blocks"]:
+    mapped = report.get("large_block_mapped")
+    if mapped is not None and mapped != (mode == DEFAULT):
         raise AllocatorError(
-            f"backend.allocator=retain requested, and glibc holds {report['mapped_blocks']} "
-            f"mapped block(s) ({report['mapped_mib']} MiB): its variables did not take effect"
+            f"backend.allocator={mode} requested, and glibc "
+            f"{'mapped' if mapped else 'did not map'} a {PROBE_BYTES // 2**20} MiB block: its "
+            "variables did not take effect"
         )
 
 
 def flag(resources: dict[str, Any], report: dict[str, Any] | None, share: float) -> str | None:
     """The record's flag of a run whose training steps spent at least `share` of their CPU time
     in the kernel (measure.kernel_share_flag) while glibc mapped its large blocks (the default
-    mode, and a mapped block still held after training): the likely cause, and the setting to
-    compare. None under `retain`, under another C library, or below the share."""
+    mode, glibc's probe mapping a large block): the likely cause, and the setting to compare.
+    None under `retain`, under another C library, or below the share."""
     cpu = resources.get("cpu_time_training_steps_s") or 0.0
     kernel = resources.get("system_time_training_steps_s") or 0.0
-    if not report or report.get("mode") != DEFAULT or not report.get("mapped_blocks") or cpu <= 0:
+    maps = bool(report) and report.get("mode") == DEFAULT and report.get("large_block_mapped")
+    if not maps or cpu <= 0:
         return None
     if kernel / cpu < share:
         return None

@@ -15,8 +15,10 @@ from twinbench.config.spec import ConfigError, build_spec
 RETAIN = allocator.VARIABLES["retain"]
 
 
-def _report(mode: str, variables: dict[str, str], mapped: int) -> dict:
+def _report(mode: str, variables: dict[str, str], mapped: int, probe: bool | None = None) -> dict:
+    """A read-back; the probe's answer is the mode's own unless `probe` says otherwise."""
     return {"mode": mode, "libc": "glibc 2.36", "variables": variables,
+            "large_block_mapped": mode == "default" if probe is None else probe,
             "mapped_blocks": mapped, "mapped_mib": 1.0 * mapped, "heap_mib": 10.0}  # fmt: skip
 
 
@@ -31,8 +33,12 @@ def test_retain_turns_mmap_off_and_trimming_off_in_the_workers_environment(compo
 def test_a_mode_that_did_not_take_effect_fails_the_run():
     allocator.check(_report("retain", RETAIN, 0))
     allocator.check(_report("default", {}, 7))
-    with pytest.raises(allocator.AllocatorError, match="did not take effect"):
-        allocator.check(_report("retain", RETAIN, 3))  # glibc mapped blocks all the same
+    # A block larger than a thread's heap is mapped under retain too: glibc's fallback
+    allocator.check(_report("retain", RETAIN, 1))
+    with pytest.raises(allocator.AllocatorError, match="mapped a 48 MiB block"):
+        allocator.check(_report("retain", RETAIN, 0, probe=True))
+    with pytest.raises(allocator.AllocatorError, match="did not map a 48 MiB block"):
+        allocator.check(_report("default", {}, 0, probe=False))
     with pytest.raises(allocator.AllocatorError, match="started with none"):
         allocator.check(_report("retain", {}, 0))  # set after glibc had read its variables
     with pytest.raises(allocator.AllocatorError, match="requested"):
@@ -62,11 +68,14 @@ def _read_back_in_a_process(env: dict[str, str]) -> dict:
 def test_the_read_back_is_glibcs_own_not_the_processes_environment():
     started = _read_back_in_a_process(RETAIN)
     assert started["variables"] == RETAIN and started["mapped_blocks"] == 0
+    assert started["large_block_mapped"] is False
     allocator.check(started)
     # Variables set inside the process reach os.environ but not glibc, and the read-back says
-    # so twice: no variable at the start, and the 8 MiB array still mapped.
+    # so three times: no variable at the start, the 8 MiB array still mapped, and the probe's
+    # 48 MiB block mapped.
     late = _read_back_in_a_process({})
     assert late["variables"] == {} and late["mapped_blocks"] >= 1
+    assert late["large_block_mapped"] is True
     with pytest.raises(allocator.AllocatorError):
         allocator.check(late)
 
@@ -100,7 +109,8 @@ def test_steps_in_the_kernel_under_mapped_blocks_are_flagged_with_the_setting_to
 
 def test_no_page_fault_flag_under_retain_without_mapped_blocks_or_below_the_share():
     assert allocator.flag(STEPS, _report("retain", RETAIN, 0), share=0.05) is None
-    assert allocator.flag(STEPS, _report("default", {}, 0), share=0.05) is None  # none mapped
+    not_glibc = {**_report("default", {}, 0), "libc": None, "large_block_mapped": None}
+    assert allocator.flag(STEPS, not_glibc, share=0.05) is None
     assert allocator.flag(STEPS, _report("default", {}, 12), share=0.10) is None
     assert allocator.flag(STEPS, None, share=0.05) is None  # a record from before the setting
     assert allocator.flag({}, _report("default", {}, 12), share=0.05) is None  # no CPU time
