@@ -289,6 +289,48 @@ def test_a_bf16_peak_times_bf16_gemms_apart_from_the_float32_peak(tmp_path, monk
     assert {lib for lib, p in asked if p == "bfloat16"} == set(peak.LIBRARIES) - {"numpy"}
 
 
+def _peak(rates: dict[str, float]) -> dict:
+    return {"libraries": {lib: {"gflops": g} for lib, g in rates.items()}}
+
+
+def test_a_bf16_run_on_cores_whose_bf16_gemm_is_slower_is_flagged_with_both_rates():
+    """The Intel host of 2026-12-07: avx512_bf16 without AMX, every bfloat16 GEMM at 0.52x."""
+    slow = bf16_evidence.gemm_flag(_peak({"torch": 87.0}), _peak({"torch": 166.0}), "torch")
+    assert slow is not None and "87 GFLOP/s in bfloat16 and 166 in float32" in slow
+    assert "(0.52x)" in slow and "precision=float32" in slow
+    # The AMD AVX-512 host's bfloat16 GEMM ran 1.7-3x its float32: nothing to flag
+    fast = _peak({"torch": 300.0})
+    assert bf16_evidence.gemm_flag(fast, _peak({"torch": 100.0}), "torch") is None
+    # Another library's rates say nothing of this run's, and a missing peak says nothing at all
+    assert bf16_evidence.gemm_flag(_peak({"jax": 50.0}), _peak({"jax": 100.0}), "torch") is None
+    assert bf16_evidence.gemm_flag(None, _peak({"torch": 166.0}), "torch") is None
+
+
+def test_the_worker_sets_a_bf16_runs_gemm_beside_its_float32_gemm(compose, monkeypatch):
+    """A bfloat16 run also reads the float32 peak of its cores (cached, or probed once) and
+    flags itself where its framework's bfloat16 GEMM is the slower."""
+    from twinbench.worker import assemble, phases
+
+    asked = []
+
+    def machine_peak_record(spec, say=None, precision=None):
+        asked.append(precision or spec.precision)
+        rate = 87.0 if (precision or spec.precision) == "bfloat16" else 166.0
+        return _peak({"torch": rate})
+
+    monkeypatch.setattr(phases, "machine_peak_record", machine_peak_record)
+    bf16 = ("precision=bfloat16", "allow_emulated_bf16=true")  # the permission: a Zen 3 has none
+    spec = build_spec(compose("backend=torch", "model=mlp", "cpus=1", *bf16))
+    probes = phases.run_probes(spec, "test", {"arch": {}})
+    assert asked == ["bfloat16", "float32"]
+    flags = assemble.run_flags(spec, None, None, (None, {}), None, probes)
+    assert [f for f in flags if f.startswith("bfloat16 GEMM slower here")]
+    fp32 = build_spec(compose("backend=torch", "model=mlp", "cpus=1"))
+    asked.clear()
+    assert phases.run_probes(fp32, "test", {"arch": {}}).machine_float32 is None
+    assert asked == ["float32"]  # a float32 run probes its own precision only
+
+
 def test_the_bf16_gemm_probe_really_multiplies_bfloat16_in_its_own_process():
     r = peak._run_probe("jax", 64, 2, 0.001, 1, precision="bfloat16")
     assert r["precision"] == "bfloat16" and "bfloat16" in r["kernel"], r

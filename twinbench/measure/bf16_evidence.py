@@ -56,3 +56,22 @@ def verdict(
         "bf16_units_ran": ran,
         "flag": flag,
     }
+
+
+def gemm_flag(
+    bfloat16: dict[str, Any] | None, float32: dict[str, Any] | None, library: str
+) -> str | None:
+    """The record's flag of a bfloat16 run on cores where its framework's bfloat16 GEMM is slower
+    than its float32 one (the machine peak probe of each precision, twinbench/measure/peak.py):
+    its step is then slower for the hardware's sake, not the framework's. On the Intel host of
+    2026-12-07 (avx512_bf16, no AMX) every library's bfloat16 GEMM ran at 0.52x its float32
+    one. None where either rate is missing or bfloat16 is not slower."""
+    rate = ((bfloat16 or {}).get("libraries") or {}).get(library, {}).get("gflops")
+    base = ((float32 or {}).get("libraries") or {}).get(library, {}).get("gflops")
+    if not rate or not base or rate >= base:
+        return None
+    return (
+        f"bfloat16 GEMM slower here: {library}'s reaches {rate:.0f} GFLOP/s in bfloat16 and "
+        f"{base:.0f} in float32 on these cores ({rate / base:.2f}x), so this machine's bfloat16 "
+        "products cost more than its float32 ones; precision=float32 is the faster choice here"
+    )

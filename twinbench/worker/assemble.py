@@ -13,6 +13,7 @@ from twinbench import stats
 from twinbench.config.spec import RunSpec
 from twinbench.launch import failed
 from twinbench.machine import environment
+from twinbench.measure import bf16_evidence
 from twinbench.measure import peak as peak_module
 from twinbench.measure import speed_of_light as sol_module
 from twinbench.parity import certificates
@@ -80,10 +81,11 @@ def run_flags(
     steps_per_epoch: int | None = None,
     trained_state: tuple[dict[str, Any] | None, dict[str, Any]] = (None, {}),
     used: dict[str, Any] | None = None,
+    probes: Probes | None = None,
 ) -> list[str]:
     """What qualifies this run's figures, one line each (the record's `flags`).
     trained_state: the run's `subnormals` block and the settings in effect; used: its
-    resources (CPU time in the kernel, page faults)."""
+    resources (CPU time in the kernel, page faults); probes: the machine's GEMM peaks."""
     from frameworks import allocator, subnormals
 
     no_steady = timing is not None and timing.steady_step_s is None
@@ -94,6 +96,9 @@ def run_flags(
         no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
         subnormals.flag(*trained_state, share, _slowed(timing)),
         allocator.flag(used or {}, trained_state[1].get("allocator"), in_kernel),
+        bf16_evidence.gemm_flag(probes.machine, probes.machine_float32, runtime(spec))
+        if probes is not None
+        else None,
     )
     return [line for line in lines if line]
 
@@ -361,6 +366,7 @@ def assemble(
                     trained.plan.steps_per_epoch,
                     (looks.subnormals, trained.settings_in_effect),
                     trained.resources,
+                    probes,
                 )
             )
             else {}

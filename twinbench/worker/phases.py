@@ -99,6 +99,8 @@ class Probes:
     machine: dict[str, Any] | None
     sol: dict[str, Any] | None
     probe_ns: int
+    # A bfloat16 run's float32 peak on the same cores, beside its own (bf16_evidence.gemm_flag)
+    machine_float32: dict[str, Any] | None = None
 
     @property
     def peak_gflops(self) -> float | None:
@@ -114,26 +116,34 @@ def run_probes(spec: RunSpec, label: str, mc: dict[str, Any]) -> Probes:
         progress.status(
             f"[{label}] the machine's GEMM peak on these cores (measured once, then cached)..."
         )
-    machine = machine_peak_record(spec, say=lambda text: progress.status(f"[{label}] {text}"))
+
+    def say(text: str) -> None:
+        progress.status(f"[{label}] {text}")
+
+    machine = machine_peak_record(spec, say=say)
+    float32 = None
+    if machine is not None and spec.precision != "float32":
+        float32 = machine_peak_record(spec, say=say, precision="float32")
     if spec.measure.get("speed_of_light", False) and spec.device == "cpu":
         progress.status(f"[{label}] the model's products alone: speed of light (cached)...")
     sol = sol_module.for_run(spec, mc["arch"], environment.describe()["fingerprint"])
-    return Probes(machine, sol, time.perf_counter_ns() - t_probe)
+    return Probes(machine, sol, time.perf_counter_ns() - t_probe, float32)
 
 
 def machine_peak_record(
-    spec: RunSpec, say: Callable[[str], None] | None = None
+    spec: RunSpec, say: Callable[[str], None] | None = None, precision: str | None = None
 ) -> dict[str, Any] | None:
     """twinbench.measure.peak's record for this machine and core count (CPU runs with the probe
-    on)."""
+    on), in the run's precision unless `precision` names another."""
     if not spec.measure.get("peak_probe", True) or spec.device != "cpu":
         return None
     cache = spec.measure.get("peak_cache_dir")
-    size_key = "peak_probe_size" if spec.precision == "float32" else "peak_probe_bf16_size"
+    precision = precision or spec.precision
+    size_key = "peak_probe_size" if precision == "float32" else "peak_probe_bf16_size"
     return peak_module.machine_peak(
         environment.describe()["fingerprint"],
         len(spec.cores),
-        precision=spec.precision,
+        precision=precision,
         size=int(spec.measure.get(size_key, PEAK_PROBE_SIZE)),
         repeats=int(spec.measure.get("peak_probe_repeats", PEAK_PROBE_REPEATS)),
         min_repeat_s=float(spec.measure.get("peak_probe_repeat_s", PEAK_PROBE_REPEAT_S)),
