@@ -295,6 +295,18 @@ def test_an_undecided_core_count_called_faster_fails_the_check() -> None:
     ]
 
 
+def test_one_worker_pair_is_said_in_the_singular() -> None:
+    design = Design(max_pairs=16, total_seconds=330, pairing="resident")
+    one = decide_sequence([2.05], design, "total_seconds")
+    body = {
+        "design": design.__dict__,
+        "series": [{"series": "cpus=1", "a": "torch", "b": "tensorflow", "incomplete": 0,
+                    "decision": one.as_dict()}],
+    }  # fmt: skip
+    text = "\n".join(screen.verdict_lines(body, 2))
+    assert "1 worker pair," in text and "1 worker pairs" not in text
+
+
 def test_verbose_brings_back_every_run_and_the_tables(tmp_path, monkeypatch) -> None:
     text = _sweep(tmp_path, monkeypatch, verbose=True)
     assert "steady step  " in text and "framework effect" in text

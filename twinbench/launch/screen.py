@@ -173,7 +173,9 @@ def verdict_lines(
         else:
             numbers = f"{_fmt_ratio(decision.ratio)} (no interval yet)"
         unseen = UNSEEN.get(d["pairing"])
-        pairs = "worker pairs" if d["pairing"] == "resident" else "pairs"
+        pairs = ("worker pair" if d["pairing"] == "resident" else "pair") + "s" * (
+            decision.pairs != 1
+        )
         detail = f"{numbers}, {decision.pairs} {pairs}, {design_name(d['pairing'])}"
         detail += f" ({unseen})" if unseen else ""
         if s.get("incomplete"):
