@@ -130,6 +130,13 @@ class BackendSpec:
     # The variable naming the run's device ("cpu"/"cuda") before the framework loads, for a
     # runtime that otherwise picks a visible GPU by itself.
     device_variable: str | None = None
+    # Its runtime hands a step's large buffers back to malloc and asks for them again the next
+    # step (torch's autograd, gradients set to None), so under glibc's defaults their pages are
+    # faulted in every step: torch's MLP step 1.09x, fastText 1.53x, Keras on torch's fastText
+    # 2.0x slower than with backend.allocator=retain, where TensorFlow's MLP and fastText were
+    # equivalent (docs/findings/2026-12-07-allocator-page-faults.md). The page-fault flag
+    # (frameworks/allocator.py) is raised for these backends only.
+    faults_step_buffers: bool = False
 
     def load(self) -> Any:
         """The adapter instance; this is where the framework import happens. The entry's fixed
@@ -204,6 +211,7 @@ BACKENDS: dict[str, BackendSpec] = {
                 **ALLOCATOR_SETTING,
             },
             packages=("torch",),
+            faults_step_buffers=True,
             profiler="torch.profiler",
             exec_modes={"eager": {"compile": False}, "compiled": {"compile": True}},
             compile_check=inductor_compile_check,
@@ -263,6 +271,7 @@ BACKENDS: dict[str, BackendSpec] = {
             # Keras on torch computes on CUDA whenever torch sees a GPU: a device=cpu run on a
             # GPU machine would silently run on the GPU without it.
             device_variable="KERAS_TORCH_DEVICE",
+            faults_step_buffers=True,
             packages=("torch", "keras"),
             certified_code=KERAS_CODE,
             exec_modes=KERAS_EXEC_MODES,

@@ -86,7 +86,7 @@ def run_flags(
     """What qualifies this run's figures, one line each (the record's `flags`).
     trained_state: the run's `subnormals` block and the settings in effect; used: its
     resources (CPU time in the kernel, page faults); probes: the machine's GEMM peaks."""
-    from frameworks import allocator, subnormals
+    from frameworks import allocator, registry, subnormals
 
     no_steady = timing is not None and timing.steady_step_s is None
     share = float(spec.measure.get("subnormal_flag_share", subnormals.FLAG_SHARE))
@@ -95,7 +95,12 @@ def run_flags(
         spec.oversubscribed(),
         no_steady_state(spec, timing, steps_per_epoch) if no_steady else None,
         subnormals.flag(*trained_state, share, _slowed(timing)),
-        allocator.flag(used or {}, trained_state[1].get("allocator"), in_kernel),
+        allocator.flag(
+            used or {},
+            trained_state[1].get("allocator"),
+            in_kernel,
+            registry.spec(spec.backend).faults_step_buffers,
+        ),
         bf16_evidence.gemm_flag(probes.machine, probes.machine_float32, runtime(spec))
         if probes is not None
         else None,
