@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from frameworks import layer_parity, registry
+from frameworks import allocator, layer_parity, registry
 from frameworks.tolerances import BASE, BATCH, PROBE, REFERENCE, SCHEDULE_STEPS, STEPS
 from models.catalog import model_config
 from twinbench.launch import lifeline
@@ -203,6 +203,13 @@ def run_stages(
     return run_stages_many({model_name: variants}, reference, draws_only)[model_name]
 
 
+# A stage measures nothing, so it keeps freed memory as backend.allocator=retain does: the test
+# suite's parity set of every model on every backend took 175-188 s against 182-198 s under
+# glibc's defaults, 42-44 s of system time against 56-58 (docs/findings/2026-12-07-allocator-
+# page-faults.md). The math it certifies does not depend on where malloc finds its blocks.
+STAGE_MALLOC = allocator.environment(allocator.RETAIN)
+
+
 @dataclass(frozen=True)
 class StageJob:
     framework: str
@@ -231,7 +238,7 @@ def run_stage_processes(jobs: list[StageJob], workdir: Path, parallel: int) -> N
                 err = open(workdir / f"{job.framework}.stderr", "w+")  # noqa: SIM115 (closed below)
                 proc = subprocess.Popen(
                     job.cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=err, text=True,
-                    env=lifeline.child_env(dict(os.environ)),
+                    env=lifeline.child_env({**os.environ, **STAGE_MALLOC}),
                 )  # fmt: skip
                 running[job.framework] = (job, proc, err)
             for framework, (job, proc, err) in list(running.items()):
