@@ -99,23 +99,26 @@ def started_with() -> dict[str, str]:
     return {name: environ[name] for name in VARIABLES[RETAIN] if name in environ}
 
 
-# glibc's mmap threshold rises with use up to 32 MiB (DEFAULT_MMAP_THRESHOLD_MAX, 64-bit) and a
-# thread's arena holds at most 64 MiB a heap: a block between the two is mapped under the default
-# mode whatever the process did before, and taken from the main heap under `retain`.
+# glibc's mmap threshold rises with use up to 32 MiB (DEFAULT_MMAP_THRESHOLD_MAX, 64-bit): a block
+# above it that no free chunk can hold is mapped under the default mode, whatever the process did
+# before, and taken from the main heap under `retain`. malloc first looks for a free chunk, so
+# the probe asks for more than all the free memory glibc holds (a torch CNN's heap held a free
+# 48 MiB, and a 48 MiB probe came from it under the default).
 PROBE_BYTES = 48 * 2**20
 
 
 def large_block_mapped() -> bool | None:
-    """Whether a PROBE_BYTES malloc on this (the main) thread is mapped: glibc's own answer to
-    which mode it runs, asked once after training. malloc touches no page of it, and it is freed
-    at once. None where glibc cannot say (no mallinfo2)."""
+    """Whether a block larger than PROBE_BYTES and than every free byte glibc holds, asked for on
+    this (the main) thread, is mapped: glibc's own answer to which mode it runs, asked once after
+    training. malloc touches no page of it, and it is freed at once. None where glibc cannot
+    say (no mallinfo2)."""
     libc_ = ctypes.CDLL(None)
     libc_.malloc.restype, libc_.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
     libc_.free.argtypes = [ctypes.c_void_p]
     before = _mallinfo()
     if before is None:
         return None
-    block = libc_.malloc(PROBE_BYTES)
+    block = libc_.malloc(max(PROBE_BYTES, int(before.fordblks) + PROBE_BYTES))
     after = _mallinfo()
     libc_.free(block)
     return after is not None and after.hblks > before.hblks
@@ -154,7 +157,7 @@ def check(report: dict[str, Any]) -> None:
     if mapped is not None and mapped != (mode == DEFAULT):
         raise AllocatorError(
             f"backend.allocator={mode} requested, and glibc "
-            f"{'mapped' if mapped else 'did not map'} a {PROBE_BYTES // 2**20} MiB block: its "
+            f"{'mapped' if mapped else 'did not map'} a block larger than its free memory: its "
             "variables did not take effect"
         )
 

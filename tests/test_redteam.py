@@ -356,9 +356,9 @@ def test_a_write_error_hint_matches_the_fault():
         ("TF_ENABLE_ONEDNN_OPTS", "0", "backend.onednn"),
         ("OMP_PLACES", "cores", "pins the run's cores itself"),
         ("OMP_PROC_BIND", "close", "pins the run's cores itself"),
-        ("MALLOC_MMAP_MAX_", "0", "glibc's defaults"),
-        ("GLIBC_TUNABLES", "glibc.malloc.mmap_max=0", "glibc's defaults"),
-        ("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "glibc's defaults"),
+        ("MALLOC_MMAP_MAX_", "0", "backend.allocator=retain"),
+        ("GLIBC_TUNABLES", "glibc.malloc.mmap_max=0", "backend.allocator=retain"),
+        ("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "backend.allocator=retain"),
     ],
 )
 def test_a_shell_variable_that_changes_what_is_measured_is_refused(
@@ -445,7 +445,9 @@ def test_parity_asked_for_help_prints_its_usage_not_an_unknown_model():
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("usage: twinbench parity") and "--backends" in proc.stdout
+    assert proc.stdout.startswith("usage: python -m twinbench.parity") and "--backends" in (
+        proc.stdout
+    )
 
 
 @pytest.mark.parametrize("width", ["-1", "nan", "0", "inf"])

@@ -15,12 +15,19 @@ from twinbench.parity.compare import check_all
 from twinbench.parity.stages import stage
 from twinbench.ui import progress
 
+# The options main reads; `twinbench parity --help` (twinbench/cli/commands.py) describes each.
+USAGE = (
+    "usage: python -m twinbench.parity [--all | MODEL ...] [--reference BACKEND] "
+    "[--backends B1,B2] [--precision float32|bfloat16] [--stack NAME] [--quiet]\n"
+    "Certify that each model is the same network on every backend (results/parity/); "
+    "`twinbench parity --help` describes each option."
+)
+
 
 def main(argv: list[str]) -> int:
-    if "-h" in argv or "--help" in argv:  # `twinbench parity`'s help, which describes this CLI
-        from twinbench.cli.main import main as twinbench
-
-        return twinbench(["parity", "--help"])
+    if "-h" in argv or "--help" in argv:  # not a model: it was refused as one
+        print(USAGE)
+        return 0
     if argv and argv[0] == "--stage":
         lifeline.die_with_parent()  # first: a stage never outlives the certifying process
         framework, model_names, workdir = argv[1:4]  # models: comma-separated
