@@ -279,14 +279,20 @@ def test_a_directional_table_on_the_first_screen_fails_the_check(shown) -> None:
     assert bad and all("cpu2" in line or "below 1" in line for line in bad)
 
 
-def test_an_undecided_core_count_called_faster_fails_the_check() -> None:
-    design = Design(max_pairs=16, total_seconds=330)
-    undecided = decide_sequence([1.06, 1.09, 1.04, 1.08], design, "total_seconds")
-    body = {
-        "design": design.__dict__,
-        "series": [{"series": "cpus=null", "a": "torch", "b": "tensorflow", "incomplete": 0,
-                    "decision": undecided.as_dict()}],
+def _one_series(ratios: list[float], series: str, **design: Any) -> dict[str, Any]:
+    """decisions.json's body for one core count of torch / tensorflow whose pairs gave `ratios`,
+    ended by the shared seconds."""
+    d = Design(max_pairs=16, total_seconds=330, **design)
+    decision = decide_sequence(ratios, d, "total_seconds")
+    return {
+        "design": d.__dict__,
+        "series": [{"series": series, "a": "torch", "b": "tensorflow", "incomplete": 0,
+                    "decision": decision.as_dict()}],
     }  # fmt: skip
+
+
+def test_an_undecided_core_count_called_faster_fails_the_check() -> None:
+    body = _one_series([1.06, 1.09, 1.04, 1.08], "cpus=null")
     honest = "\n".join(screen.verdict_lines(body, 2))
     assert screen.direction_problems(honest, []) == []
     planted = honest + "\n  all (2)  tensorflow faster 1.07x [0.97, 1.17]"
@@ -296,13 +302,7 @@ def test_an_undecided_core_count_called_faster_fails_the_check() -> None:
 
 
 def test_one_worker_pair_is_said_in_the_singular() -> None:
-    design = Design(max_pairs=16, total_seconds=330, pairing="resident")
-    one = decide_sequence([2.05], design, "total_seconds")
-    body = {
-        "design": design.__dict__,
-        "series": [{"series": "cpus=1", "a": "torch", "b": "tensorflow", "incomplete": 0,
-                    "decision": one.as_dict()}],
-    }  # fmt: skip
+    body = _one_series([2.05], "cpus=1", pairing="resident")
     text = "\n".join(screen.verdict_lines(body, 2))
     assert "1 worker pair," in text and "1 worker pairs" not in text
 

@@ -424,13 +424,17 @@ def test_an_output_dir_that_is_a_file_is_one_line(tmp_path):
     )
 
 
-def test_parity_refuses_an_unknown_model_in_one_line():
-    proc = subprocess.run(
-        [sys.executable, "-m", "twinbench.parity", "nonexistent"],
+def _parity_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "twinbench.parity", *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
     )
+
+
+def test_parity_refuses_an_unknown_model_in_one_line():
+    proc = _parity_cli("nonexistent")
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("twinbench: error: unknown model 'nonexistent'")
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -438,12 +442,7 @@ def test_parity_refuses_an_unknown_model_in_one_line():
 
 def test_parity_asked_for_help_prints_its_usage_not_an_unknown_model():
     """`python -m twinbench.parity --help` read --help as a model name and refused it."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "twinbench.parity", "--help"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-    )
+    proc = _parity_cli("--help")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: python -m twinbench.parity") and "--backends" in (
         proc.stdout
