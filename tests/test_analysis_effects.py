@@ -385,6 +385,39 @@ def test_pairs_from_two_sweeps_are_two_values_not_one_sample(tmp_path):
     assert fe["verdict"] == "undecided (interval includes 1)"
 
 
+def test_a_speed_up_pairs_the_core_counts_of_each_round_of_an_interleaved_sweep(tmp_path):
+    # An interleaved sweep runs round r at 1 core and then at 2 cores, seconds apart. The host
+    # slows round by round (x1.0 to x2.5) and 1 core decides after round 3 while 2 cores go on
+    # to round 7: within every round 2 cores take exactly half the time, so the speed-up is
+    # 2.0 with no width, where the medians of all runs would meet slow 2-core rounds.
+    def interleaved(sweep: Path, shares: dict[int, list[int]], hour: int) -> None:
+        sweep.mkdir()
+        (sweep / "multirun.yaml").write_text("hydra: {}\n")
+        for cpus, rounds in shares.items():
+            for i in rounds:
+                t = (1.0 + 0.3 * i + hour / 100) * 2.0 / cpus
+                rec = fakes.record(
+                    "torch",
+                    cpus,
+                    [t, t],
+                    repeat=i,
+                    repeats=8,
+                    started=f"2026-12-07T{hour}:0{i}:00+00:00",
+                )
+                rec["pair_id"] = f"cores{cpus}-r{i}"  # the series differs, the round does not
+                fakes.write(sweep, f"torch_cpu{cpus}/repeat-{i}", rec)
+
+    interleaved(tmp_path / "one", {1: [0, 1, 2, 3], 2: list(range(8))}, 10)
+    hw = row(analyze(tmp_path / "one").hardware, backend="torch", cpus=2)
+    assert hw["speedup_rounds"] == 4 and hw["speedup_sweeps"] == 0
+    assert (hw["speedup"], hw["speedup_ci_low"], hw["speedup_ci_high"]) == pytest.approx((2, 2, 2))
+    # rounds of two sweeps: each sweep one value, its rounds' median
+    interleaved(tmp_path / "two", {1: [0, 1, 2], 2: [0, 1, 2, 3]}, 11)
+    both = row(analyze(tmp_path / "one", tmp_path / "two").hardware, backend="torch", cpus=2)
+    assert both["speedup_rounds"] == 7 and both["speedup_sweeps"] == 2
+    assert both["speedup"] == pytest.approx(2.0)
+
+
 def test_without_pair_ids_or_with_unmatched_rounds_the_ratio_is_of_independent_repeats(tmp_path):
     times = {
         ("torch", 1): [[1.0, 2.0], [1.25, 2.0], [0.75, 2.0]],

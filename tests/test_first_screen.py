@@ -336,12 +336,33 @@ def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> No
     lines = screen.hardware_lines(runs, 2)
     assert lines[0].startswith("hardware: 1 core to all (2), speed-up")
     torch = next(x for x in lines if x.strip().startswith("torch"))
-    assert "1.72x [" in torch and "(3 and 3 runs)" in torch
+    assert "1.72x [" in torch and "(3 and 3 runs, not paired)" in torch  # no rounds in them
     assert screen.direction_problems("\n".join(lines), []) == []
     # a resident pair's records are workers, each a life of many blocks, not runs
     resident = {"design": {"pairing": "resident", "measure": "wall"}, "series": []}
     shown = screen.end_lines(resident, runs, {}, 2)
-    assert any("(3 and 3 resident workers)" in x for x in shown), shown
+    assert any("(3 and 3 resident workers, not paired)" in x for x in shown), shown
+
+
+def test_the_hardware_effect_pairs_each_round_s_core_counts_so_a_host_phase_cancels() -> None:
+    """A deciding sweep runs each round's pair at 1 core and then at all cores, seconds apart.
+    Here the host slows by half from round 3 on, 1 core decided after round 5 while all cores
+    went on alone to round 11, and round 2's all-core worker died. Every round that holds both
+    says 2.00x; the medians of all the workers (the Welch form) read 1.67x, and a pairing by
+    position would meet round 2 with round 3."""
+    one = {0: 10, 1: 10, 2: 10, 3: 15, 4: 15, 5: 15}
+    most = {0: 5, 1: 5, **{k: 7.5 for k in range(3, 12)}}
+    runs = [
+        {"status": "ok", "backend": "torch", "cpus": c, "repeat": k,
+         "timing": {"steady_step_s": {"median": t / 1000}}}
+        for c, steps in ((1, one), (2, most))
+        for k, t in steps.items()
+    ]  # fmt: skip
+    torch = screen.hardware_lines(runs, 2)[1]
+    assert "2.00x [2.00, 2.00]  (5 rounds paired)" in torch, torch
+    speedup, lo, _, rounds = screen.hardware_ratio([(None, 10.0), (None, 11.0)], [(None, 5.0)])
+    # no rounds and one run a side: the medians' ratio, no interval
+    assert rounds == 0 and lo is None and speedup == pytest.approx(2.1)
 
 
 def test_the_hardware_effect_of_one_backend_at_two_settings_keeps_the_settings_apart() -> None:
@@ -361,7 +382,7 @@ def test_the_hardware_effect_of_one_backend_at_two_settings_keeps_the_settings_a
     lines = screen.hardware_lines(runs, 2)
     default = next(x for x in lines if "torch allocator=default" in x)
     retain = next(x for x in lines if "torch allocator=retain" in x)
-    assert "2.00x" in default and "1.25x" in retain and "(2 and 2 runs)" in retain
+    assert "2.00x" in default and "1.25x" in retain and "(2 and 2 runs, not paired)" in retain
     assert not any("mkldnn" in x for x in lines)  # a setting both sides share names neither
 
 

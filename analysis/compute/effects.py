@@ -2,7 +2,8 @@
 
 - framework: the reference backend's time / each other backend's, on the same machine, workload,
   device, cores, threads (analysis/load/backends.py: which backends, and the reference);
-- hardware: speed-up and parallel efficiency against cores, per framework and settings;
+- hardware: speed-up and parallel efficiency against cores, per framework and settings, paired
+  by round where an interleaved sweep ran each round's core counts back to back;
 - software: a setting variant's time / the default variant's, all else equal.
 Ratios of medians with Welch t-intervals on the logs of the repeats (twinbench.stats.ratio_ci); a
 framework ratio whose runs were interleaved (an interleaved sweep's pair_id) is instead the
@@ -44,6 +45,7 @@ INT_COLUMNS = (
     "ratio_pairs",
     "ratio_sweeps",
     "speedup_sweeps",
+    "speedup_rounds",
     "steady_step_ratio_pairs",
     "steady_step_ratio_sweeps",
 )
@@ -206,6 +208,43 @@ def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
 SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
 
 
+def _rounds(row: pd.Series) -> dict[tuple[str, str], float]:
+    """A configuration's samples keyed by (sweep, round) where an interleaved sweep ran them
+    (pair_id `<series>-r<round>`; the series differs between core counts, the round does not)."""
+    pairs, sweeps = row.get("sample_pairs"), row.get("sample_sweeps")
+    if not isinstance(pairs, list) or not isinstance(sweeps, list):
+        return {}
+    return {
+        (sweep, pair.rsplit("-r", 1)[-1]): value
+        for value, pair, sweep in zip(row["samples"], pairs, sweeps, strict=True)
+        if isinstance(pair, str) and isinstance(sweep, str)
+    }
+
+
+def _speedup(ref: pd.Series, row: pd.Series) -> tuple[float, float, float, int, int]:
+    """T(ref's cores) / T(row's cores): (speed-up, low, high, sweeps, rounds). Paired by round
+    where at least two rounds ran both (an interleaved sweep runs a round's core counts seconds
+    apart, so a host phase of minutes moves both: launch/screen.py hardware_ratio), one value a
+    round, or a sweep where several sweeps did (stats.sessions_ratio); else the sweeps as units
+    over independent runs, else one Welch interval over the runs."""
+    a, b = _rounds(ref), _rounds(row)
+    common = sorted(set(a) & set(b))
+    if len(common) >= 2:
+        ratios = [a[k] / b[k] for k in common]
+        sweeps = {k[0] for k in common}
+        if len(sweeps) > 1:
+            s = stats.sessions_ratio(ratios, [k[0] for k in common])
+        else:
+            s = stats.units_ratio(ratios)
+        return s.median, s.ci_low, s.ci_high, len(sweeps) if len(sweeps) > 1 else 0, len(common)
+    over = sessions.ratio_over_sweeps(
+        ref["samples"], ref.get("sample_sweeps"), row["samples"], row.get("sample_sweeps")
+    )
+    if over is not None:  # runs of several sweeps: each sweep one value
+        return (*over, 0)
+    return (*_ratio(ref["samples"], row["samples"]), 0, 0)
+
+
 def hardware(summary: pd.DataFrame) -> pd.DataFrame:
     """Speed-up T(fewest cores) / T(n) and efficiency speed-up / (n / fewest), per series.
 
@@ -226,16 +265,9 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
             continue
         ref = series.iloc[0]
         for _, row in series.iterrows():
-            speedup, lo, hi = _ratio(ref["samples"], row["samples"])
-            over = sessions.ratio_over_sweeps(
-                ref["samples"], ref.get("sample_sweeps"), row["samples"], row.get("sample_sweeps")
-            )
-            if over is not None:  # runs of several sweeps: each sweep one value
-                speedup, lo, hi, sweeps = over
-            else:
-                sweeps = 0
+            speedup, lo, hi, sweeps, rounds = _speedup(ref, row)
             if row["config_label"] == ref["config_label"]:
-                lo, hi, sweeps = math.nan, math.nan, 0  # 1 by definition: no interval
+                lo, hi, sweeps, rounds = math.nan, math.nan, 0, 0  # 1 by definition
             scale = row["cpus"] / ref["cpus"]
             rows.append(
                 {
@@ -248,6 +280,7 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
                     "speedup_ci_low": lo,
                     "speedup_ci_high": hi,
                     "speedup_sweeps": sweeps,  # above 1: the sweeps that measured both
+                    "speedup_rounds": rounds,  # rounds paired; 0: independent runs
                     "efficiency": speedup / scale,
                     "efficiency_ci_low": lo / scale,
                     "efficiency_ci_high": hi / scale,

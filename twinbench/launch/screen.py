@@ -220,28 +220,31 @@ def hardware_lines(
 ) -> list[str]:
     """The hardware effect per side (side_of: a backend, or a backend at one setting): its
     fewest cores' steady step over its most cores' (a speed-up: above 1, more cores take less
-    time), with the Welch interval of twinbench.stats.ratio_ci over the records' medians
-    (independent processes, not pairs); `unit` names what a record is (a resident pair's
-    record is one worker's life)."""
+    time), from hardware_ratio; `unit` names what a record is (a resident pair's record is one
+    worker's life)."""
     records = list(records)
     side = side_of(records)
-    by_backend: dict[str, dict[int, list[float]]] = {}
+    by_side: dict[str, dict[int, list[tuple[int | None, float]]]] = {}
     for r in records:
         step = _step_median(r) if r.get("status") == "ok" else None
-        cores = r.get("cpus")
+        cores, round_ = r.get("cpus"), r.get("repeat")
         if step is None or not isinstance(cores, int) or r.get("device", "cpu") != "cpu":
             continue
-        by_backend.setdefault(side(r), {}).setdefault(cores, []).append(step)
+        round_ = round_ if isinstance(round_, int) else None  # a run outside any round
+        by_side.setdefault(side(r), {}).setdefault(cores, []).append((round_, step))
     rows = []
-    for backend in sorted(by_backend, key=lambda n: (n != REPORT_REFERENCE, n)):
-        counts = by_backend[backend]
+    for name in sorted(by_side, key=lambda n: (n != REPORT_REFERENCE, n)):
+        counts = by_side[name]
         if len(counts) < 2:
             continue
         few, most = min(counts), max(counts)
-        speedup, lo, hi = stats.ratio_ci(counts[few], counts[most])
+        speedup, lo, hi, paired = hardware_ratio(counts[few], counts[most])
         interval = "no interval" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
-        runs = f"{len(counts[few])} and {len(counts[most])} {unit}"
-        rows.append((backend, f"{speedup:.2f}x {interval}  ({runs})", few, most))
+        if paired:
+            how = f"{paired} round{'s' if paired != 1 else ''} paired"
+        else:
+            how = f"{len(counts[few])} and {len(counts[most])} {unit}, not paired"
+        rows.append((name, f"{speedup:.2f}x {interval}  ({how})", few, most))
     if not rows:
         return []
     few, most = rows[0][2], rows[0][3]
@@ -252,6 +255,29 @@ def hardware_lines(
     ]
     lines += [f"  {name:<{width}}  {text}" for name, text, _, _ in rows]
     return lines
+
+
+def hardware_ratio(
+    few: list[tuple[int | None, float]], most: list[tuple[int | None, float]]
+) -> tuple[float, float | None, float | None, int]:
+    """few / most step times, each with its round (the sweep's repeat slot; None: none):
+    (speed-up, low, high, rounds paired). A deciding sweep runs each round's pair at every
+    core count back to back (launch/interleave.py), so a round's two core counts are seconds
+    apart and a host phase of minutes moves both; their ratio, one value a round, takes
+    stats.units_ratio's interval.
+    Where fewer than two rounds hold both, the Welch interval of stats.ratio_ci over all the
+    records (independent processes, minutes apart) with 0 rounds. The Welch form disagreed
+    with another sweep's twice as often as the paired form on the Intel host (2026-12-07,
+    docs/findings/2026-12-07-hardware-by-round.md), and in one sweep read 1.15x where the
+    rounds read 1.40x."""
+    a = {k: v for k, v in few if k is not None}
+    b = {k: v for k, v in most if k is not None}
+    common = sorted(set(a) & set(b))
+    if len(common) >= 2:
+        s = stats.units_ratio([a[k] / b[k] for k in common])
+        return s.median, s.ci_low, s.ci_high, len(common)
+    speedup, lo, hi = stats.ratio_ci([v for _, v in few], [v for _, v in most])
+    return speedup, lo, hi, 0
 
 
 def certificate_line(statuses: dict[str, dict[str, Any]]) -> list[str]:

@@ -24,6 +24,7 @@ HW_COLS = [
     Col("speedup_ci_low", "CI low", "x"),
     Col("speedup_ci_high", "CI high", "x"),
     Col("speedup_sweeps", "sweeps (above 1: one value each)", "g"),
+    Col("speedup_rounds", "rounds paired (0: runs not paired)", "g"),
     Col("efficiency", "efficiency", "pct"),
 ]
 GAP_COLS = [
