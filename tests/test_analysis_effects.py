@@ -530,6 +530,20 @@ def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval
     assert alone["time_rel_ci_high"] / alone["time_rel_ci_low"] < 1.01
 
 
+def test_a_time_relative_over_sweeps_of_unequal_runs_lies_inside_its_interval(tmp_path):
+    # Both sweeps say torch takes half the baseline's time. The first has five baseline runs
+    # of a fast minute, the second five torch runs of a slow one: the pooled medians' quotient
+    # is 3.0 / 2.0 = 1.5, outside the sweeps' interval [0.5, 0.5], and the report's chart
+    # stopped on the whisker's negative length. The point is the sweeps' own.
+    fast = {("torch", 1): [[0.5, 0.5]], ("tensorflow", 1): [[1.0, 1.0]] * 5}
+    slow = {("torch", 1): [[1.5, 1.5]] * 5, ("tensorflow", 1): [[3.0, 3.0]]}
+    two_sweeps(tmp_path, [fast, slow])
+    rel = row(analyze(tmp_path).relative, config_label="torch cpu1")
+    assert rel["time_rel_sweeps"] == 2
+    assert rel["time_rel_ci_low"] <= rel["time_rel"] <= rel["time_rel_ci_high"]
+    assert rel["time_rel"] == pytest.approx(0.5) and rel["cost_rel"] == pytest.approx(0.5)
+
+
 def test_a_run_flagged_for_subnormals_flags_its_configuration(tmp_path):
     """The worker's subnormal flag (frameworks/subnormals.py) reaches the configuration's flags,
     beside the drift it explains; an unflagged run of the same table does not."""

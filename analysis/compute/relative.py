@@ -157,11 +157,16 @@ def table(
             cost = row["time"] * rate if rate is not None else float("nan")
             lo = hi = float("nan")
             sweeps = 0
+            # Plain quotients, in the 2017 notebook's order: its figures come out exactly.
+            time_rel = row["time"] / base["time"]
             over = sessions.ratio_over_sweeps(
                 row["samples"], row.get("sample_sweeps"), base["samples"], base.get("sample_sweeps")
             )
             if over is not None:  # runs of several sweeps: each sweep one value, as in effects.py
-                _, lo, hi, sweeps = over
+                # and the point with it: the quotient of the pooled medians weighs a sweep by
+                # its runs and can lie outside the sweeps' interval (the chart's whisker then
+                # had a negative length and the report stopped, 2026-12-07)
+                time_rel, lo, hi, sweeps = over
             elif len(row["samples"]) > 1 and len(base["samples"]) > 1:
                 _, lo, hi = stats.ratio_ci(row["samples"], base["samples"])
             price_ratio = rate / base_price if rate is not None and base_price else float("nan")
@@ -172,12 +177,11 @@ def table(
                     "pricing": price.name,
                     "price_per_hour": rate * 3600 if rate is not None else float("nan"),
                     "cost": cost,
-                    # Plain quotients, in the 2017 notebook's order: its figures come out exactly.
-                    "time_rel": row["time"] / base["time"],
+                    "time_rel": time_rel,
                     "time_rel_ci_low": lo,
                     "time_rel_ci_high": hi,
                     "time_rel_sweeps": sweeps,  # above 1: the interval is over these sweeps
-                    "cost_rel": cost / base_cost,
+                    "cost_rel": cost / base_cost if over is None else time_rel * price_ratio,
                     "cost_rel_ci_low": lo * price_ratio,
                     "cost_rel_ci_high": hi * price_ratio,
                 }
