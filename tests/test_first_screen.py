@@ -335,6 +335,7 @@ def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> No
     ]
     lines = screen.hardware_lines(runs, 2)
     assert lines[0].startswith("hardware: 1 core to all (2), speed-up")
+    assert "in this sweep's minutes" in lines[0]  # what a one-sweep interval can claim
     torch = next(x for x in lines if x.strip().startswith("torch"))
     assert "1.72x [" in torch and "(3 and 3 runs, not paired)" in torch  # no rounds in them
     assert screen.direction_problems("\n".join(lines), []) == []

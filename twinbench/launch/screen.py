@@ -251,7 +251,8 @@ def hardware_lines(
     width = max(len(r[0]) for r in rows)
     lines = [
         f"hardware: {count_label(few, all_cores)} to {count_label(most, all_cores)}, "
-        f"speed-up of a steady step (above 1: more cores take less time), per backend"
+        f"speed-up of a steady step in this sweep's minutes (above 1: more cores take less "
+        f"time; a host's phase moves it between sweeps), per backend"
     ]
     lines += [f"  {name:<{width}}  {text}" for name, text, _, _ in rows]
     return lines
@@ -314,7 +315,10 @@ def end_lines(
     return lines
 
 
-FOOTER = "more: verbose=true shows every run; python -m analysis <sweep folder> the tables"
+FOOTER = (
+    "more: verbose=true shows every run; python -m analysis <sweep folder> the tables, and "
+    "over several sweep folders each sweep one value"
+)
 
 
 def direction_problems(screen: str, decided: Iterable[str]) -> list[str]:
