@@ -297,3 +297,22 @@ def test_held_out_halves_catch_sessions_pooled_as_one_sample(tmp_path, capsys):
     saved.write_text(json.dumps({"mlp cpus=2 torch / tensorflow": by_sweep}))
     assert sessions_held_out.main([str(saved), "--splits", "50"]) == 0
     assert "mlp cpus=2 torch / tensorflow: 10 sweeps, 200 pairs" in capsys.readouterr().out
+
+
+def test_the_hardware_by_round_check_gives_the_finding_s_figures_from_its_steps(capsys):
+    """The committed steps of fifteen deciding sweeps re-derive the disagreement counts that
+    docs/findings/2026-12-07-hardware-by-round.md states, before and after the change."""
+    from benchmarks.diagnostics import hardware_by_round
+
+    folder = REPO_ROOT / "measurements" / "2026-12-07" / "hardware-by-round"
+    hardware_by_round.main(["--from-csv", str(folder / "steps.csv")])
+    out = capsys.readouterr().out
+    page = (REPO_ROOT / "docs" / "findings" / "2026-12-07-hardware-by-round.md").read_text()
+    for form, halves, between in (
+        ("welch", "0 of 30", "37 of 138"),
+        ("rounds", "0 of 24", "25 of 138"),
+    ):
+        said = f"{form}: even and odd rounds of one sweep disagree in {halves}; two sweeps"
+        assert f"{said} disagree in {between}" in out
+        assert f"{between} (" in page
+    assert "disagree in 30 of 924 splits" in out and "30 of 924 splits" in page
