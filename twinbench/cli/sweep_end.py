@@ -21,6 +21,7 @@ from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from twinbench.cli import machine_hardware
 from twinbench.launch import decide, interleave, planner, screen, slurm
 from twinbench.parity import certificates
 from twinbench.ui import progress
@@ -165,9 +166,11 @@ def first_screen_end(
         certify_missing(models, live)
     statuses = {m: certificates.status(m) for m in models}
     body = screen.read_body(Path(sweep_dir) / decide.DECISIONS_FILE)
-    lines = screen.end_lines(
-        body, [r for _, r in records], statuses, len(cpu.allowed_cpus()), given or []
-    )
+    cores = len(cpu.allowed_cpus())
+    live.show("hardware: reading this machine's earlier deciding sweeps ...")
+    over_sweeps = machine_hardware.machine_line(Path(sweep_dir), cores)
+    found = [r for _, r in records]
+    lines = screen.end_lines(body, found, statuses, cores, given or [], over_sweeps)
     if report:
         live.show("report: writing report.html and its figures ...")
     live.clear()

@@ -303,14 +303,18 @@ def end_lines(
     certificates: dict[str, dict[str, Any]],
     all_cores: int | None,
     given: Sequence[str] | None = None,
+    over_sweeps: Sequence[str] = (),
 ) -> list[str]:
     """What the first screen prints once the pairs are done, before the report's path
-    (`given`: the user's overrides, for the command that would decide an undecided count)."""
+    (`given`: the user's overrides, for the command that would decide an undecided count;
+    `over_sweeps`: the machine's hardware effect over its sweeps, twinbench/cli/machine_hardware.py,
+    shown under this sweep's)."""
     lines: list[str] = []
     resident = body is not None and body["design"].get("pairing") == "resident"
     if body is not None:
         lines += verdict_lines(body, all_cores, given)
-    lines += hardware_lines(records, all_cores, "resident workers" if resident else "runs")
+    hardware = hardware_lines(records, all_cores, "resident workers" if resident else "runs")
+    lines += hardware + (list(over_sweeps) if hardware else [])
     lines += certificate_line(certificates)
     return lines
 
