@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.compute import paired, sessions
+from analysis.compute import rounds as rounds_of
 from analysis.load import backends
 from twinbench import stats
 
@@ -208,43 +209,6 @@ def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
 SERIES = ["source", "workload", "machine", "backend", "settings", "settings_label"]
 
 
-def _rounds(row: pd.Series) -> dict[tuple[str, str], float]:
-    """A configuration's samples keyed by (sweep, round) where an interleaved sweep ran them
-    (pair_id `<series>-r<round>`; the series differs between core counts, the round does not)."""
-    pairs, sweeps = row.get("sample_pairs"), row.get("sample_sweeps")
-    if not isinstance(pairs, list) or not isinstance(sweeps, list):
-        return {}
-    return {
-        (sweep, pair.rsplit("-r", 1)[-1]): value
-        for value, pair, sweep in zip(row["samples"], pairs, sweeps, strict=True)
-        if isinstance(pair, str) and isinstance(sweep, str)
-    }
-
-
-def _speedup(ref: pd.Series, row: pd.Series) -> tuple[float, float, float, int, int]:
-    """T(ref's cores) / T(row's cores): (speed-up, low, high, sweeps, rounds). Paired by round
-    where at least two rounds ran both (an interleaved sweep runs a round's core counts seconds
-    apart, so a host phase of minutes moves both: launch/screen.py hardware_ratio), one value a
-    round, or a sweep where several sweeps did (stats.sessions_ratio); else the sweeps as units
-    over independent runs, else one Welch interval over the runs."""
-    a, b = _rounds(ref), _rounds(row)
-    common = sorted(set(a) & set(b))
-    if len(common) >= 2:
-        ratios = [a[k] / b[k] for k in common]
-        sweeps = {k[0] for k in common}
-        if len(sweeps) > 1:
-            s = stats.sessions_ratio(ratios, [k[0] for k in common])
-        else:
-            s = stats.units_ratio(ratios)
-        return s.median, s.ci_low, s.ci_high, len(sweeps) if len(sweeps) > 1 else 0, len(common)
-    over = sessions.ratio_over_sweeps(
-        ref["samples"], ref.get("sample_sweeps"), row["samples"], row.get("sample_sweeps")
-    )
-    if over is not None:  # runs of several sweeps: each sweep one value
-        return (*over, 0)
-    return (*_ratio(ref["samples"], row["samples"]), 0, 0)
-
-
 def hardware(summary: pd.DataFrame) -> pd.DataFrame:
     """Speed-up T(fewest cores) / T(n) and efficiency speed-up / (n / fewest), per series.
 
@@ -265,7 +229,20 @@ def hardware(summary: pd.DataFrame) -> pd.DataFrame:
             continue
         ref = series.iloc[0]
         for _, row in series.iterrows():
-            speedup, lo, hi, sweeps, rounds = _speedup(ref, row)
+            paired_by_round = rounds_of.paired_speedup(ref, row)
+            if paired_by_round is not None:
+                speedup, lo, hi, sweeps, rounds = paired_by_round
+            else:
+                speedup, lo, hi = _ratio(ref["samples"], row["samples"])
+                sweeps = rounds = 0
+                over = sessions.ratio_over_sweeps(
+                    ref["samples"],
+                    ref.get("sample_sweeps"),
+                    row["samples"],
+                    row.get("sample_sweeps"),
+                )
+                if over is not None:  # runs of several sweeps: each sweep one value
+                    speedup, lo, hi, sweeps = over
             if row["config_label"] == ref["config_label"]:
                 lo, hi, sweeps, rounds = math.nan, math.nan, 0, 0  # 1 by definition
             scale = row["cpus"] / ref["cpus"]
