@@ -139,6 +139,22 @@ def test_pairs_from_several_sessions_take_the_session_as_the_unit():
         stats.sessions_ratio([0.5, 0.6], ["s1"])
 
 
+def test_ratios_of_units_take_a_t_interval_on_their_logs_around_the_geometric_mean():
+    # Three rounds' speed-ups 1.2, 1.5, 1.2: the centre is their geometric mean, and the
+    # interval t(2) times the logs' standard error either side of it; alike rounds: a point.
+    s = stats.units_ratio([1.2, 1.5, 1.2])
+    logs = [math.log(x) for x in (1.2, 1.5, 1.2)]
+    mean = sum(logs) / 3
+    se = math.sqrt(sum((x - mean) ** 2 for x in logs) / 2 / 3)
+    half = stats.t_quantile(0.975, 2) * se
+    assert s.n == 3 and s.median == pytest.approx(math.exp(mean))
+    assert (s.ci_low, s.ci_high) == pytest.approx((math.exp(mean - half), math.exp(mean + half)))
+    alike = stats.units_ratio([2.0, 2.0])
+    assert (alike.median, alike.ci_low, alike.ci_high) == pytest.approx((2.0, 2.0, 2.0))
+    with pytest.raises(ValueError, match="at least two"):
+        stats.units_ratio([2.0])
+
+
 def test_two_separate_groups_of_runs_are_flagged_and_one_group_is_not():
     two = [1.74, 1.76, 1.75, 1.80, 1.78, 2.30, 2.28, 2.35, 2.31, 2.33]
     verdict = stats.modes(two)

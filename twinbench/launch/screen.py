@@ -267,10 +267,10 @@ def hardware_ratio(
     apart and a host phase of minutes moves both; their ratio, one value a round, takes
     stats.units_ratio's interval.
     Where fewer than two rounds hold both, the Welch interval of stats.ratio_ci over all the
-    records (independent processes, minutes apart) with 0 rounds. The Welch form disagreed
-    with another sweep's twice as often as the paired form on the Intel host (2026-12-07,
-    docs/findings/2026-12-07-hardware-by-round.md), and in one sweep read 1.15x where the
-    rounds read 1.40x."""
+    records (independent processes, minutes apart) with 0 rounds. One sweep's Welch line read
+    1.08x where its rounds read 1.39x, and Welch intervals disagreed with another sweep's in
+    27% of comparisons against 18% paired (Intel host, 2026-12-07,
+    docs/findings/2026-12-07-hardware-by-round.md)."""
     a = {k: v for k, v in few if k is not None}
     b = {k: v for k, v in most if k is not None}
     common = sorted(set(a) & set(b))
