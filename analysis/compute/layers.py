@@ -31,7 +31,7 @@ def columns(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _rows(r: pd.Series) -> list[dict[str, Any]]:
+def run_rows(r: pd.Series) -> list[dict[str, Any]]:
     """One run's layers (with their group where its record names one) and its groups' sums."""
     ops = json.loads(r["profile_ops_ms"])
     ops["host (dispatch, Python, executor)"] = r["profile_host_other_ms"]
@@ -51,7 +51,7 @@ def table(runs: pd.DataFrame, reference: str | None = None) -> pd.DataFrame:
     if "profile_ops_ms" not in runs:
         return pd.DataFrame()
     ok = runs[(runs["status"] == "ok") & runs["profile_ops_ms"].notna()]
-    rows = [row for _, r in ok.iterrows() for row in _rows(r)]
+    rows = [row for _, r in ok.iterrows() for row in run_rows(r)]
     if not rows:
         return pd.DataFrame()
     long = pd.DataFrame(rows)

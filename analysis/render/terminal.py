@@ -15,6 +15,7 @@ from analysis.compute import (
     attention_split,
     effects,
     layers,
+    layers_by_cores,
     machine_peak,
     speed_of_light,
     summary,
@@ -220,6 +221,7 @@ def render(an: Analysis, with_failures: bool = True, decided_below: bool = False
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
     lines += speed_of_light.lines(an.runs)
     lines += layers.lines(an.runs, an.reference)
+    lines += layers_by_cores.lines(an.runs)
     lines += attention_split.lines(an.runs)
     lines += failure_lines(an) if with_failures else []
     if an.baseline_error:

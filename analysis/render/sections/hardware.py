@@ -3,7 +3,7 @@ backends scale differently."""
 
 from __future__ import annotations
 
-from analysis.compute import effects
+from analysis.compute import effects, layers_by_cores
 from analysis.compute.pipeline import Analysis
 from analysis.render import scaling_report
 from analysis.render.htmlkit import Col, esc, table_html
@@ -43,6 +43,16 @@ GAP_COLS = [
 ]
 
 
+LAYER_COLS = [
+    Col("workload", "workload"),
+    Col("backend", "framework"),
+    Col("layer", "layer"),
+    Col("few_cpus", "fewest cores", "g"),
+    Col("most_cpus", "most cores", "g"),
+    Col("few_ms", "ms at the fewest", "s"),
+    Col("most_ms", "ms at the most", "s"),
+    Col("speedup", "speed-up", "x"),
+]
 GPU_COLS = [
     Col("workload", "workload"),
     Col("backend", "framework"),
@@ -122,6 +132,25 @@ def write(page: Page, an: Analysis) -> None:
         )
         page.add(table_html(an.scaling_gap, GAP_COLS, verdict_class))
         page.csv(an.scaling_gap, "scaling_gap")
+    write_layers(page, an)
+
+
+def write_layers(page: Page, an: Analysis) -> None:
+    """Each layer's op time at the fewest and the most cores profiled (layers_by_cores)."""
+    rows = layers_by_cores.table(an.runs)
+    if rows.empty:
+        return
+    page.add('<h3 id="where-the-cores-go">Where the cores go</h3>')
+    page.add(
+        "<p>From runs with <code>profile=true</code> at two or more core counts: each layer's "
+        "op time per step at the fewest and the most cores, summed over threads. A layer whose "
+        "time halved used the added core; one whose time stayed did not. Where a framework "
+        "runs independent ops side by side (TensorFlow's inter-op threads), a layer's op time "
+        "can grow while the step shrinks: the first row of each framework, the profiled "
+        "step's wall time, is what the cores bought.</p>"
+    )
+    page.add(table_html(rows, LAYER_COLS))
+    page.csv(rows, "layers_by_cores")
 
 
 SECTION = Section(ID, "hardware", write)
