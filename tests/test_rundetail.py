@@ -59,9 +59,9 @@ def test_resources_count_the_cpu_time_of_the_epochs_alone():
 def test_busy_cores_of_a_real_epoch_stay_within_the_cores_that_ran():
     # In a fresh interpreter with one BLAS thread, as a 1-core worker runs (its thread budget
     # in the environment): the process clock counts every thread, and OpenBLAS's pool spins
-    # for about 0.1 s after each call that woke it. In the test's own process (a pytest-xdist
-    # worker) an earlier test's numpy call left it spinning into the epoch: 1.40 busy cores
-    # (2026-12-07, with the files' order changed); a fresh numpy import spins it too.
+    # for about 0.1 s after it wakes. In the test's own process (a pytest-xdist worker) it read
+    # 1.40 busy cores (2026-12-07, with the files' order changed: most likely an earlier test's
+    # numpy call); right after a fresh numpy import, 1.19-1.23.
     code = (
         "from frameworks.timing import RunClock\n"
         "from twinbench.worker import resources\n"
