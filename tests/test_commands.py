@@ -49,6 +49,8 @@ def test_bench_lists_the_benchmarks_with_what_each_measures(capsys):
     assert not any(line.strip().startswith("pairs ") for line in lines)  # a helper, no command
 
 
+# runpy warns when an earlier test of this process imported the module (see below).
+@pytest.mark.filterwarnings("ignore:.*found in sys.modules after import:RuntimeWarning")
 def test_bench_runs_the_module_as_python_m_would_and_returns_its_status(capsys):
     assert main(["bench", "table", "--help"]) == 0  # the benchmark's own argparse help
     assert "--outside" in capsys.readouterr().out
