@@ -19,7 +19,7 @@ import pandas as pd
 from analysis.compute import layers
 from analysis.load import backends
 
-KEYS = ["workload", "machine", "backend"]
+KEYS = ["workload", "machine", "backend", "settings_label"]
 WALL = "step (profiled wall time)"
 
 
@@ -29,10 +29,21 @@ def table(runs: pd.DataFrame) -> pd.DataFrame:
     if "profile_ops_ms" not in runs:
         return pd.DataFrame()
     ok = runs[(runs["status"] == "ok") & runs["profile_ops_ms"].notna()]
-    rows = [row for _, r in ok.iterrows() for row in layers.run_rows(r)]
+    # As in the hardware effect (effects.hardware): a run whose thread counts differ from its
+    # cores measures the threads, not the cores, and settings variants are series of their own.
+    for column in ("threads_intra_requested", "threads_inter_requested"):
+        if column in ok:
+            threads = pd.to_numeric(ok[column], errors="coerce")
+            ok = ok[(threads.isna() | (threads == pd.to_numeric(ok["cpus"]))).fillna(False)]
+    rows = [
+        {**row, "settings_label": r.get("settings_label", "")}
+        for _, r in ok.iterrows()
+        for row in layers.run_rows(r)
+    ]
     rows += [
         {"workload": r["workload"], "machine": r["machine"], "cpus": r["cpus"],
-         "backend": r["backend"], "layer": WALL, "group": "", "ms": r["profile_wall_ms"]}
+         "backend": r["backend"], "settings_label": r.get("settings_label", ""),
+         "layer": WALL, "group": "", "ms": r["profile_wall_ms"]}
         for _, r in ok.iterrows()
     ]  # fmt: skip
     if not rows:
@@ -76,14 +87,14 @@ def lines(runs: pd.DataFrame, n: int = 4) -> list[str]:
         "where the cores go (profile=true): op ms per step, fewest cores -> most "
         "(summed over threads)"
     ]
-    for (workload, _machine, backend), rows in t.groupby(KEYS, sort=False):
+    for (workload, _machine, backend, settings), rows in t.groupby(KEYS, sort=False):
         parts = [
             f"{r['layer']} {r['few_ms']:.2f} -> {r['most_ms']:.2f}"
             for _, r in rows.head(n + 1).iterrows()
         ]
         first = rows.iloc[0]
         out.append(
-            f"  {workload} {backend} cpu{first['few_cpus']} -> cpu{first['most_cpus']}: "
-            + "; ".join(parts)
+            f"  {workload} {backend}{'' if settings in ('', 'default') else ' ' + settings} "
+            f"cpu{first['few_cpus']} -> cpu{first['most_cpus']}: " + "; ".join(parts)
         )
     return [*out, ""]
