@@ -46,6 +46,7 @@ GAP_COLS = [
 LAYER_COLS = [
     Col("workload", "workload"),
     Col("backend", "framework"),
+    Col("settings_label", "settings"),  # variants are series of their own (layers_by_cores)
     Col("layer", "layer"),
     Col("few_cpus", "fewest cores", "g"),
     Col("most_cpus", "most cores", "g"),
