@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -212,3 +213,22 @@ def test_the_report_renders_in_headless_chromium_with_every_image_loaded(full_re
                     "--window-size=1280,4000")  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 50_000
+
+
+def test_a_report_over_a_single_run_draws_every_figure_without_a_warning(tmp_path, capsys):
+    """One configuration is what a user's first `python -m analysis results/runs` reads: its
+    budget chart once had its legend over the bar and title, and matplotlib warned that the
+    layout collapsed."""
+    for path in fakes.sweep(tmp_path / "s", {("torch", 1): [[1.0, 2.0]]}):
+        add_inside_detail(path)
+        rec = json.loads(path.read_text())
+        parts = {"first_step": 0.05, "warmup": 0.25, "steady": 2.25, "steady_spread": 0.25,
+                 "remainder": 0.0, "validation": 0.2}  # fmt: skip
+        rec["budget"] = {"parts_s": parts}
+        path.write_text(json.dumps(rec))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main([str(tmp_path / "s"), "--out", str(tmp_path / "out")]) == 0
+    names = {Path(f).name for f in json.loads(
+        (tmp_path / "out" / "report_files" / "manifest.json").read_text())["figures"]}  # fmt: skip
+    assert "budget_mlp.png" in names

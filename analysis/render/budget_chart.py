@@ -18,6 +18,8 @@ PART_COLOURS = {
     "remainder": "#bcbd22",
     "validation": "#7f7f7f",
 }
+# Room for the legend's two rows of three parts below the bars.
+LEGEND_INCHES = 0.6
 
 
 def budget_columns() -> list[str]:
@@ -34,7 +36,9 @@ def rows_with_budget(configs: pd.DataFrame) -> pd.DataFrame:
 def stacked(rows: pd.DataFrame, workload: str) -> Figure:
     """Horizontal stacked bars of one workload's configurations, in seconds."""
     rows = bar_order(rows)
-    fig, (ax,) = _figure(8.0, 0.5 + 0.42 * len(rows))
+    # The legend sits below the bars, outside them: inside, it covered the bars and the title of a
+    # workload with one or two configurations, and constrained layout gave up on the axes.
+    fig, (ax,) = _figure(8.0, LEGEND_INCHES + 0.5 + 0.42 * len(rows))
     labels = [str(label) for label in rows["config_label"]]
     left = [0.0] * len(rows)
     for part in budget.PARTS:
@@ -44,6 +48,6 @@ def stacked(rows: pd.DataFrame, workload: str) -> Figure:
     ax.invert_yaxis()
     ax.set_xlabel("seconds (median of each part over the repeats)")
     ax.set_title(f"{workload}: where the training time went")
-    ax.legend(loc="lower right", fontsize=7, frameon=False)
+    fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     ax.grid(axis="x", color="#e5e5e5")
     return fig

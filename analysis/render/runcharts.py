@@ -41,7 +41,7 @@ def epochs_steps_throughput(rows: pd.DataFrame, workload: str) -> Figure:
         steps = [r["steady_step_ms"] for _, r in rows.iterrows()]
         shown = [i for i, s in enumerate(steps) if s]
         if shown:
-            box = ax_s.boxplot([steps[i] for i in shown], vert=False, whis=(5, 95),
+            box = ax_s.boxplot([steps[i] for i in shown], orientation="horizontal", whis=(5, 95),
                                showfliers=False, patch_artist=True)  # fmt: skip
             for patch, i in zip(box["boxes"], shown, strict=True):
                 patch.set_facecolor(colours[i])
