@@ -205,7 +205,11 @@ CONFIG_ONLY = [
     (["foo=1"], "unknown key 'foo'; valid keys: allow_emulated_bf16, allow_parallel, backend"),
     (["+foo=1"], "unknown key 'foo'; valid keys:"),
     (["++foo=1"], "unknown key 'foo'; valid keys:"),
-    (["cpu=2"], "unknown key 'cpu'"),
+    (["cpu=2"], "unknown key 'cpu'; did you mean cpus? valid keys:"),
+    # a key one level too shallow, or misspelt where it was given, names the key that exists
+    (["batch_size=64"], "unknown key 'batch_size'; did you mean model.batch_size? valid keys:"),
+    (["warmup_steps=5"], "did you mean measure.warmup_steps?"),
+    (["model.batchsize=64"], "unknown key 'model.batchsize'; did you mean model.batch_size?"),
     (["backend.nosuch=1"], "backend torch has no setting 'nosuch'; its settings are: compile,"),
     (["backend=tensorflow", "backend.compile=true"], "backend tensorflow has no setting 'compile'"),
     (["model.nope=1"], "unknown key 'model.nope'; valid keys of model: arch, batch_size,"),

@@ -187,10 +187,24 @@ def _check_keys(job: list[str], base: dict[str, Any]) -> None:
                     )
                 valid = ", ".join(sorted(node)) if isinstance(node, dict) else "none"
                 name = ".".join(path[: depth + 1])
+                hint = _did_you_mean(part, node, where, base if depth == 0 else {})
                 raise ConfigError(
-                    f"unknown key '{name}'; valid keys{' of ' + where if where else ''}: {valid}"
+                    f"unknown key '{name}';{hint} valid keys"
+                    f"{' of ' + where if where else ''}: {valid}"
                 )
             node = node[part]
+
+
+def _did_you_mean(part: str, node: Any, where: str, base: dict[str, Any]) -> str:
+    """' did you mean X?' where a key is one level too shallow (`batch_size` for
+    `model.batch_size`) or a near spelling of a key where it was given (`epoch`), else ''."""
+    import difflib
+
+    nested = [f"{top}.{part}" for top, sub in base.items() if isinstance(sub, dict) and part in sub]
+    close = difflib.get_close_matches(part, list(node), n=1) if isinstance(node, dict) else []
+    close = [f"{where}.{key}" if where else key for key in close]
+    found = nested or close
+    return f" did you mean {' or '.join(found)}?" if found else ""
 
 
 def _compose(overrides: list[str]) -> dict[str, Any]:
