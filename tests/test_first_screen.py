@@ -20,7 +20,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from twinbench.cli import sweep_end
-from twinbench.launch import decide, decide_sweep, rerun, screen, together
+from twinbench.launch import decide, decide_sweep, hardware_effect, rerun, screen, together
 from twinbench.machine import cpu
 from twinbench.parity import certificates
 from twinbench.paths import CONF_DIR
@@ -333,7 +333,7 @@ def test_the_hardware_effect_is_a_speed_up_with_its_interval_per_backend() -> No
         )
         for t in times
     ]
-    lines = screen.hardware_lines(runs, 2)
+    lines = hardware_effect.hardware_lines(runs, 2)
     assert lines[0].startswith("hardware: 1 core to all (2), speed-up")
     assert "in this sweep's minutes" in lines[0]  # what a one-sweep interval can claim
     torch = next(x for x in lines if x.strip().startswith("torch"))
@@ -359,11 +359,34 @@ def test_the_hardware_effect_pairs_each_round_s_core_counts_so_a_host_phase_canc
         for c, steps in ((1, one), (2, most))
         for k, t in steps.items()
     ]  # fmt: skip
-    torch = screen.hardware_lines(runs, 2)[1]
+    torch = hardware_effect.hardware_lines(runs, 2)[1]
     assert "2.00x [2.00, 2.00]  (5 rounds paired)" in torch, torch
-    speedup, lo, _, rounds = screen.hardware_ratio([(None, 10.0), (None, 11.0)], [(None, 5.0)])
+    speedup, lo, _, rounds = hardware_effect.hardware_ratio(
+        [(None, 10.0), (None, 11.0)], [(None, 5.0)]
+    )
     # no rounds and one run a side: the medians' ratio, no interval
     assert rounds == 0 and lo is None and speedup == pytest.approx(2.1)
+
+
+def test_the_hardware_effect_says_what_a_step_costs_on_the_extra_cores() -> None:
+    """At a price per core, 4 cores that run a step 2.5x faster make it 4 / 2.5 = 1.6x dearer;
+    the cost's interval takes the speed-up's ends the other way round."""
+    runs = [
+        {"status": "ok", "backend": "torch", "cpus": c, "repeat": k,
+         "timing": {"steady_step_s": {"median": t / 1000}}}
+        for k, fast in enumerate((4.0, 4.2, 3.8, 4.1))
+        for c, t in ((1, 10.0), (4, fast))
+    ]  # fmt: skip
+    lines = hardware_effect.hardware_lines(runs, 4)
+    assert "a step's cost at all (4) over 1 core at a price per core" in lines[0]
+    speedup, lo, hi, rounds = hardware_effect.hardware_ratio(
+        [(k, 10.0) for k in range(4)], [(k, f) for k, f in enumerate((4.0, 4.2, 3.8, 4.1))]
+    )
+    assert rounds == 4 and lo < speedup < hi
+    cost = f"cost per step {4 / speedup:.2f}x [{4 / hi:.2f}, {4 / lo:.2f}]"
+    assert lines[1].endswith(cost), (lines[1], cost)
+    assert 1.55 < 4 / speedup < 1.65
+    assert screen.direction_problems("\n".join(lines), []) == []
 
 
 def test_the_hardware_effect_of_one_backend_at_two_settings_keeps_the_settings_apart() -> None:
@@ -380,7 +403,7 @@ def test_the_hardware_effect_of_one_backend_at_two_settings_keeps_the_settings_a
         )
         for t in times
     ]  # fmt: skip
-    lines = screen.hardware_lines(runs, 2)
+    lines = hardware_effect.hardware_lines(runs, 2)
     default = next(x for x in lines if "torch allocator=default" in x)
     retain = next(x for x in lines if "torch allocator=retain" in x)
     assert "2.00x" in default and "1.25x" in retain and "(2 and 2 runs, not paired)" in retain
