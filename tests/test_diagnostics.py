@@ -316,3 +316,20 @@ def test_the_hardware_by_round_check_gives_the_finding_s_figures_from_its_steps(
         assert f"{said} disagree in {between}" in out
         assert f"{between} (" in page
     assert "disagree in 30 of 924 splits" in out and "30 of 924 splits" in page
+
+
+def test_the_run_intervals_check_gives_the_finding_s_figures_from_its_steps(capsys):
+    """The saved steps of 32 runs re-derive what docs/findings/2026-12-07-run-intervals.md
+    states: over the steps, odd and even pieces of a run disagree in 10 of 32; over 20 batches'
+    medians in none."""
+    from benchmarks.diagnostics import run_intervals
+
+    steps = REPO_ROOT / "measurements" / "2026-12-07" / "run-intervals" / "steps.json.gz"
+    assert run_intervals.main(["--from", str(steps)]) == 0
+    out = capsys.readouterr().out
+    page = (REPO_ROOT / "docs" / "findings" / "2026-12-07-run-intervals.md").read_text()
+    assert "32 runs of 400 or more steady steps" in out
+    for form, width, disagree in (("steps", "0.54", "10 of 32"), ("batches", "4.02", "0 of 32")):
+        said = f"interval over the {form}: median half-width +-{width}%; odd and even pieces"
+        assert f"{said} disagree in {disagree}" in out
+        assert f"±{width}% | {'**' if disagree.startswith('0') else ''}{disagree}" in page

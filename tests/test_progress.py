@@ -285,7 +285,7 @@ def test_on_a_terminal_a_phase_is_drawn_and_still_reaches_run_log(tmp_path):
 
 def finished_record(**timing_flags) -> dict:
     step = {"median": 0.00706, "ci_low": 0.00697, "ci_high": 0.00711, "confidence": 0.95,
-            "n": 589, "unstable": timing_flags.get("unstable", False)}  # fmt: skip
+            "n": 589, "unstable": timing_flags.get("unstable", False), "batches": 20}  # fmt: skip
     return {
         "backend": "torch", "model": "mlp", "cpus": 2, "status": "ok", "device": "cpu",
         "params": 669_706, "affinity": [0, 1],
@@ -310,7 +310,7 @@ def test_a_runs_summary_is_a_table_of_plain_aligned_columns_in_a_log():
     assert lines[0] == "torch mlp cpus=2  device=cpu  params=669,706"
     rows = {line.split(maxsplit=1)[0]: line for line in lines[1:]}
     assert "running 2/2 (verified)" in rows["threads"]
-    assert "7.06 ms [6.97, 7.11] (95% CI, 589 steps)" in rows["steady"]
+    assert "7.06 ms [6.97, 7.11] (95% CI, 589 steps in 20 batches)" in rows["steady"]
     assert "val_acc 0.9588" in rows["final"]  # the last validated epoch
     assert "29% of the 201.1 GFLOP/s machine peak" in rows["compute"]
     # one column of values: every value starts where the others do, and no rule is drawn

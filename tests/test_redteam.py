@@ -224,6 +224,7 @@ CONFIG_ONLY = [
     (["time_limit_s=nan"], "time_limit_s must be a positive number"),
     (["-m", "time_limit_s=-5,60"], "time_limit_s must be a positive number, got -5"),
     (["measure.warmup_steps=-1"], "measure.warmup_steps must be at least 0, got -1"),
+    (["measure.step_batches=3"], "measure.step_batches must be at least 6, got 3"),  # no 95%
     (["measure.peak_probe=maybe"], "measure.peak_probe must be true or false"),
     (["measure.unstable_rel_width=0"], "measure.unstable_rel_width must be a positive number"),
     (["data=real", "data.timeout_s=-1"], "data.timeout_s must be a positive number, got -1"),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
 import pytest
 
 from frameworks.timing import RunClock
@@ -85,6 +87,42 @@ def test_timing_record_from_a_fake_clock(compose):
     assert t.steady_samples_per_s == pytest.approx(12_800)
     assert t.epoch_s.median == pytest.approx(0.130)
     assert clock.train_times_s() == pytest.approx([0.100])
+
+
+def test_a_runs_steady_step_takes_its_interval_over_consecutive_batches(compose):
+    """Steps that slow steadily from 10 to 12 ms: neighbouring steps are alike, so the steps'
+    own order statistics claim about +-1%; the medians of measure.step_batches=10 consecutive
+    batches take ranks 1 and 8 of 10 (97.9%), about three times as wide. The point stays the
+    median of every step."""
+    ms = 1_000_000
+    steps = [50 * ms] + [10 * ms + (2 * ms * i) // 199 for i in range(200)]
+    ends = list(itertools.accumulate(steps))
+    clock = RunClock(now_ns=iter([0, *ends, ends[-1], ends[-1]]).__next__)
+    clock.epoch_begin()
+    for _ in steps:
+        clock.step_end()
+    clock.validation_begin()
+    clock.epoch_end()
+    spec = build_spec(compose("measure.warmup_steps=1", "measure.step_batches=10"))
+    step = timing_record(clock, spec, batch_size=128).steady_step_s
+    steady = [s / 1e9 for s in steps[1:]]  # the warm-up step (also the epoch's first) left out
+    batch_medians = sorted(float(np.median(b)) for b in np.array_split(steady, 10))
+    assert step.batches == 10 and step.n == 200
+    assert step.median == pytest.approx(float(np.median(steady)))
+    assert (step.ci_low, step.ci_high) == pytest.approx((batch_medians[1], batch_medians[8]))
+    over_steps = stats.summarize(steady)
+    assert step.rel_ci_width > 2.5 * over_steps.rel_ci_width
+
+
+def test_a_series_interval_holds_its_point_where_the_batches_medians_leave_it_out():
+    """15 batches of (1, 100, 100) and 5 of (1, 1, 1): every step's median is 50.5, the
+    batches' medians are 100 at every rank from 5 to 14; the interval reaches down to 50.5."""
+    values = [1.0, 100.0, 100.0] * 15 + [1.0, 1.0, 1.0] * 5
+    s = stats.summarize_series(values, 20)
+    assert s.median == 50.5 and (s.ci_low, s.ci_high) == (50.5, 100.0)
+    short = stats.summarize_series([1.0, 2.0, 3.0], 20)  # fewer values than batches: one each
+    assert short.batches == 3 and (short.ci_low, short.ci_high) == (1.0, 3.0)
+    assert "batches" not in stats.summarize([1.0, 2.0]).as_dict()  # other summaries unchanged
 
 
 def test_a_long_runs_interval_matches_the_normal_approximation():

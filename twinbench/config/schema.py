@@ -171,6 +171,7 @@ MEASURE: dict[str, Check] = {
     "subnormal_flag_share": share,
     "kernel_share_flag": share,
     "unstable_rel_width": positive_number(),
+    "step_batches": whole(6),  # fewer cannot reach a 95% interval
     "target_rel_width": positive_number(),
     "max_repeats": whole(1),
     "max_seconds": positive_number(optional=True),

@@ -318,7 +318,8 @@ def summary_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "steady step",
             f"{step['median'] * 1e3:.2f} ms [{step['ci_low'] * 1e3:.2f}, "
-            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps)"
+            f"{step['ci_high'] * 1e3:.2f}] ({step['confidence']:.0%} CI, {step['n']} steps"
+            + (f" in {step['batches']} batches)" if step.get("batches") else ")")
             if step
             else f"none: all steps lie in the warm-up of {t['warmup_steps']} (see WARNING)",
         ),

@@ -50,6 +50,12 @@ class Summary(Block):
     confidence: float = spec("the coverage the interval achieves (below 95% for n < 6)", "1")
     rel_ci_width: float = spec("interval width over the median", "1")
     unstable: bool = spec("rel_ci_width above measure.unstable_rel_width")
+    batches: int = spec(
+        "a run's steady step: the interval is over the medians of this many consecutive "
+        "batches of its steps (measure.step_batches), so stretches of slow or fast steps widen "
+        "it; absent: over the values themselves",
+        "count",
+    )
 
 
 @dataclass(frozen=True)

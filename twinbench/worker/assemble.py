@@ -63,7 +63,8 @@ def timing_record(clock, spec: RunSpec, batch_size: int) -> Timing:
             warmup_steps=warmup_steps(spec),
             drift=None,
         )
-    step_summary = stats.summarize(steady, unstable_rel_width=width)
+    batches = spec.measure.get("step_batches", stats.STEP_BATCHES)
+    step_summary = stats.summarize_series(steady, batches, unstable_rel_width=width)
     return Timing(
         epoch_s=epoch_s,
         steady_step_s=Summary.parse(step_summary.as_dict()),
