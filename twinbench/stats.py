@@ -110,8 +110,8 @@ def summarize_series(
     seen in 10 of 32 runs, where a valid interval would in about 5%; the batches' form in none
     (docs/findings/2026-12-07-run-intervals.md). The medians of long consecutive batches are
     close to independent, and a stretch that moves the run moves some of them, so their order
-    statistics widen with it. The point stays the median of every
-    value; the interval is widened to hold it where the batches' medians leave it outside."""
+    statistics widen with it. The point stays the median of every value; the interval is
+    widened to hold it where the batches' medians leave it outside."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ValueError("no values to summarize")
