@@ -573,3 +573,21 @@ def test_a_run_flagged_for_page_faults_flags_its_configuration(tmp_path):
     assert "page faults in the steps (backend.allocator)" in row(an.configs, backend="torch")[
         "flags"]  # fmt: skip
     assert "page faults" not in row(an.configs, backend="tensorflow")["flags"]
+
+
+def test_a_configuration_counts_the_runs_behind_each_run_flag(tmp_path):
+    """One run's page faults among three say '1 of 3 runs'; a lone run's flag counts nothing."""
+    from twinbench.result.blocks import PAGE_FAULTS_FLAG
+
+    for i in range(3):
+        record = fakes.record("torch", 1, [1.0 + i / 10])
+        record["flags"] = [f"{PAGE_FAULTS_FLAG} ..."] if i == 0 else []
+        fakes.write(tmp_path, f"t{i}", record)
+    alone = fakes.record("tensorflow", 1, [1.0])
+    alone["flags"] = [f"{PAGE_FAULTS_FLAG} ..."]
+    fakes.write(tmp_path, "tf", alone)
+    an = analyze(tmp_path)
+    torch_flags = row(an.configs, backend="torch")["flags"]
+    assert "page faults in the steps (backend.allocator) (1 of 3 runs)" in torch_flags
+    tf_flags = row(an.configs, backend="tensorflow")["flags"]
+    assert "page faults in the steps (backend.allocator)" in tf_flags and "of 1 run" not in tf_flags

@@ -53,8 +53,26 @@ def _median(values: pd.Series) -> float:
     return float(np.median(values)) if len(values) else float("nan")
 
 
+# A run's own flags (analysis/load/records.py columns) as a configuration's flags name them.
+RUN_FLAGS = {
+    "drifting": "drift within a run",
+    "subnormals_flagged": "subnormals computed (backend.flush_denormal)",
+    "page_faults_flagged": "page faults in the steps (backend.allocator)",
+    "steady_step_unstable": "unstable steady state",
+}
+
+
 def _any(ok: pd.DataFrame, column: str) -> bool:
     return bool(ok.get(column, pd.Series(dtype="boolean")).fillna(False).any())
+
+
+def _in_runs(ok: pd.DataFrame, column: str) -> str:
+    """' (k of n runs)' for a run's own flag where several runs stand behind a configuration:
+    one unstable run in 27 and 27 in 27 are not the same warning."""
+    if len(ok) < 2:
+        return ""
+    k = int(ok.get(column, pd.Series(dtype="boolean")).fillna(False).astype(bool).sum())
+    return f" ({k} of {len(ok)} runs)"
 
 
 def _flags(
@@ -78,14 +96,9 @@ def _flags(
         flags.append("single run")
     elif s is not None and s.rel_ci_width > width:
         flags.append(f"unstable: interval {s.rel_ci_width:.0%} of median")
-    if _any(ok, "drifting"):
-        flags.append("drift within a run")
-    if _any(ok, "subnormals_flagged"):
-        flags.append("subnormals computed (backend.flush_denormal)")
-    if _any(ok, "page_faults_flagged"):
-        flags.append("page faults in the steps (backend.allocator)")
-    if _any(ok, "steady_step_unstable"):
-        flags.append("unstable steady state")
+    for column, text in RUN_FLAGS.items():
+        if _any(ok, column):
+            flags.append(text + _in_runs(ok, column))
     if (ok.get("threads_verified", pd.Series(dtype="boolean")) == False).any():  # noqa: E712
         flags.append("threads not as requested")
     if ok["config_hash"].nunique() > 1:
