@@ -68,7 +68,7 @@ def _parser(prog: str, description: str, epilog: str | None = None) -> argparse.
 
 def add_report_arguments(p: argparse.ArgumentParser) -> None:
     """`report`'s options, the same under `python -m analysis` and `twinbench report`."""
-    from analysis.compute import pricing, summary
+    from analysis.compute import pipeline, pricing, summary
     from analysis.load import backends
 
     p.add_argument(
@@ -105,10 +105,11 @@ def add_report_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--metric",
-        default="train_time",
-        choices=list(summary.METRICS),
-        help="what is compared (default train_time: the sum of epoch wall times, "
-        "as in 2017; steady_step: median steady-state step time)",
+        default=pipeline.AUTO,
+        choices=[pipeline.AUTO, *summary.METRICS],
+        help="what is compared: train_time, the sum of epoch wall times as in 2017; "
+        "steady_step, the median steady-state step time; auto (the default): steady_step "
+        "where every run is capped at max_steps (a deciding sweep's workers), else train_time",
     )
     p.add_argument(
         "--unstable-width",

@@ -264,7 +264,7 @@ def test_steady_step_metric_compares_each_runs_median_step(tmp_path):
     fakes.write(tmp_path, "b", fakes.record("tensorflow", 1, [1.0], steady_step=0.125))
     fe = analyze(tmp_path, metric="steady_step").framework
     assert row(fe, cpus=1)["ratio"] == 2.0  # 0.25 / 0.125; the epoch times do not enter
-    by_time = analyze(tmp_path).framework
+    by_time = analyze(tmp_path, metric="train_time").framework
     assert row(by_time, cpus=1)["ratio"] == 9.0
     assert row(by_time, cpus=1)["steady_step_ratio"] == 2.0  # shown beside it either way
     fakes.write(tmp_path, "c", fakes.record("torch", 2, [1.0]))  # an older record: no timing
@@ -498,7 +498,7 @@ def test_over_capped_runs_the_steady_step_table_leads_and_training_time_says_wha
             record = json.loads(path.read_text())
             record["config"]["max_steps"] = 110 if capped else None
             path.write_text(json.dumps(record))
-        an = analyze(root)
+        an = analyze(root, metric="train_time")  # asked for: auto would compare steady steps
         lines = terminal.framework_lines(an)
         page = Page(root)
         for sub in ("figures", "tables"):  # as report.write makes them
@@ -511,6 +511,30 @@ def test_over_capped_runs_the_steady_step_table_leads_and_training_time_says_wha
     assert "steady-state step time" in capped[0]
     assert "training time (capped runs, max_steps=110: mostly start-up and warm-up" in capped[1]
     assert "Capped runs" in capped_html and "Capped runs" not in plain_html
+
+
+def test_the_default_metric_is_the_steady_step_where_every_run_is_capped(tmp_path):
+    """README command 1's report gave TensorFlow's hardware speed-up by training time (1.02x)
+    under the first screen's 1.13x per step: a resident worker is capped at max_steps, so its
+    training time is mostly start-up. `--metric auto` (the default) compares steady steps
+    there and says why; a run that is not capped keeps the 2017 training time."""
+    capped, whole = tmp_path / "capped", tmp_path / "whole"
+    for root, cap in ((capped, 110), (whole, None)):
+        for path in fakes.sweep(root, TIMES, steady_step=0.01):
+            record = json.loads(path.read_text())
+            record["config"]["max_steps"] = cap
+            path.write_text(json.dumps(record))
+    auto = analyze(capped)
+    assert auto.options.metric == "steady_step"
+    assert auto.metric_note.startswith("every run is capped (max_steps=110)")
+    from analysis.render import terminal
+
+    assert "compared: steady-state step time, since every run is capped" in terminal.render(auto)
+    assert analyze(whole).options.metric == "train_time" and analyze(whole).metric_note == ""
+    asked = analyze(capped, metric="train_time")
+    assert asked.options.metric == "train_time" and asked.metric_note == ""
+    # one uncapped run among capped ones: the training time, as before
+    assert analyze(capped, whole).options.metric == "train_time"
 
 
 def test_a_time_relative_to_the_baseline_over_two_sweeps_has_the_sweeps_interval(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,13 +16,17 @@ from analysis.compute import (
     pricing,
     relative,
     summary,
+    verdict,
 )
 from analysis.compute.scaling import model as scaling_model
 from analysis.errors import AnalysisError
 from analysis.load import backends
 from analysis.load.dedupe import Issues, dedupe
 from analysis.load.legacy import SOURCE as LEGACY_SOURCE
+from analysis.load.records import SOURCE
 from twinbench import stats
+
+AUTO = "auto"  # --metric's default: auto_metric chooses
 
 
 @dataclass
@@ -31,7 +35,8 @@ class Options:
     # The backend every other one is compared with (None: analysis/load/backends.py's default).
     reference: str | None = None
     pricing: str = pricing.DEFAULT_TABLE
-    metric: str = "train_time"
+    # "auto": the steady step where every finished run is capped (auto_metric), else training time
+    metric: str = AUTO
     unstable_width: float = stats.UNSTABLE_REL_WIDTH
     parity_dirs: list[Path] = field(default_factory=list)
     inputs: list[Path] = field(default_factory=list)
@@ -65,6 +70,7 @@ class Analysis:
     baseline_error: str | None = None
     scaling: scaling_model.ScalingModel | None = None
     reference: str | None = None  # the backend the framework tables divide by
+    metric_note: str = ""  # why --metric auto chose the steady step, where it did
 
     @property
     def failed(self) -> pd.DataFrame:
@@ -93,8 +99,38 @@ def refuse_without_finished_runs(runs: pd.DataFrame, paths: list[Path]) -> None:
     )
 
 
+def auto_metric(runs: pd.DataFrame) -> tuple[str, str]:
+    """(metric, why) for `--metric auto`: the steady step where every finished run is a
+    twinbench run capped at max_steps (a deciding sweep's resident workers, a sweep with
+    max_steps), since such a run's training time is mostly its start-up and warm-up; the 2017
+    benchmark's training time otherwise. README command 1's report once put TensorFlow's
+    hardware speed-up at 1.02x by training time under a first screen's 1.13x per step
+    (2026-12-07): the decisions and the screen read the steady step."""
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs.iloc[0:0]
+    caps = verdict.capped_steps(runs) if len(ok) else []
+    steady = summary.METRICS["steady_step"][0]
+    capped = pd.to_numeric(ok.get("max_steps", pd.Series(dtype=float)), errors="coerce")
+    if (
+        len(ok)
+        and (ok.get("source", pd.Series(dtype=str)) == SOURCE).all()
+        and capped.notna().all()
+        and steady in ok
+        and ok[steady].notna().all()
+    ):
+        shown = ",".join(map(str, caps))
+        return "steady_step", (
+            f"every run is capped (max_steps={shown}), so its training time is mostly start-up "
+            "and warm-up; --metric train_time compares that instead"
+        )
+    return "train_time", ""
+
+
 def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
     refuse_without_finished_runs(runs, options.inputs)
+    note = ""
+    if options.metric == AUTO:
+        metric, note = auto_metric(runs)
+        options = replace(options, metric=metric)
     if options.metric not in summary.METRICS:
         raise AnalysisError(
             f"unknown metric {options.metric!r} (choose from {', '.join(summary.METRICS)})"
@@ -159,4 +195,5 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         baseline_error=error,
         scaling=scaling_model.build(hardware, runs, prices),
         reference=reference,
+        metric_note=note,
     )

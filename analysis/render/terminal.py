@@ -218,6 +218,8 @@ def render(an: Analysis, with_failures: bool = True, decided_below: bool = False
     lines = decided_lines(an, decided_below) or verdict.lines(
         an.runs, an.options.metric, an.options.unstable_width, an.reference
     )
+    if an.metric_note:  # --metric auto chose the steady step: say why, before its tables
+        lines.append(f"compared: {an.metric_name}, since {an.metric_note}")
     lines += relative_lines(an) + framework_lines(an) + machine_peak.lines(an.runs)
     lines += speed_of_light.lines(an.runs)
     lines += layers.lines(an.runs, an.reference)

@@ -38,9 +38,10 @@ def _priced(cols: list[Col], currency: str) -> list[Col]:
 
 def write(page: Page, an: Analysis) -> None:
     page.add(f'<h2 id="{ID}">Training time and cost relative to a baseline</h2>')
+    why = f"; compared since {esc(an.metric_note)}" if an.metric_note else ""
     page.add(
         f"<p>Each configuration's {esc(an.metric_name)} ({esc(an.metric_definition)}; the "
-        "median over its repeats) divided by the "
+        f"median over its repeats{why}) divided by the "
         "baseline's on the same workload; cost = time × the price of the configuration (vCPUs = "
         "cores; the GPU instance for a GPU run). Bars below the dashed line are faster or "
         "cheaper than the baseline; a bold outline marks the baseline, and a ! after a value "
