@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -120,13 +120,8 @@ def summarize_series(
     every, over = summarize(x), summarize(medians, confidence)
     lo, hi = min(over.ci_low, every.median), max(over.ci_high, every.median)
     rel = (hi - lo) / every.median if every.median else float("inf")
-    return Summary(
-        n=every.n,
-        median=every.median,
-        mean=every.mean,
-        stdev=every.stdev,
-        min=every.min,
-        max=every.max,
+    return replace(
+        every,
         ci_low=lo,
         ci_high=hi,
         confidence=over.confidence,
