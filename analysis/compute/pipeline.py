@@ -16,7 +16,6 @@ from analysis.compute import (
     pricing,
     relative,
     summary,
-    verdict,
 )
 from analysis.compute.scaling import model as scaling_model
 from analysis.errors import AnalysisError
@@ -107,7 +106,6 @@ def auto_metric(runs: pd.DataFrame) -> tuple[str, str]:
     hardware speed-up at 1.02x by training time under a first screen's 1.13x per step
     (2026-12-07): the decisions and the screen read the steady step."""
     ok = runs[runs["status"] == "ok"] if "status" in runs else runs.iloc[0:0]
-    caps = verdict.capped_steps(runs) if len(ok) else []
     steady = summary.METRICS["steady_step"][0]
     capped = pd.to_numeric(ok.get("max_steps", pd.Series(dtype=float)), errors="coerce")
     if (
@@ -117,7 +115,7 @@ def auto_metric(runs: pd.DataFrame) -> tuple[str, str]:
         and steady in ok
         and ok[steady].notna().all()
     ):
-        shown = ",".join(map(str, caps))
+        shown = ",".join(str(c) for c in sorted({int(c) for c in capped}))
         return "steady_step", (
             f"every run is capped (max_steps={shown}), so its training time is mostly start-up "
             "and warm-up; --metric train_time compares that instead"
