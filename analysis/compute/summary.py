@@ -62,17 +62,19 @@ RUN_FLAGS = {
 }
 
 
+def _count(ok: pd.DataFrame, column: str) -> int:
+    """The runs whose boolean `column` is true (absent or missing: false)."""
+    return int(ok.get(column, pd.Series(dtype="boolean")).fillna(False).astype(bool).sum())
+
+
 def _any(ok: pd.DataFrame, column: str) -> bool:
-    return bool(ok.get(column, pd.Series(dtype="boolean")).fillna(False).any())
+    return _count(ok, column) > 0
 
 
 def _in_runs(ok: pd.DataFrame, column: str) -> str:
     """' (k of n runs)' for a run's own flag where several runs stand behind a configuration:
     one unstable run in 27 and 27 in 27 are not the same warning."""
-    if len(ok) < 2:
-        return ""
-    k = int(ok.get(column, pd.Series(dtype="boolean")).fillna(False).astype(bool).sum())
-    return f" ({k} of {len(ok)} runs)"
+    return f" ({_count(ok, column)} of {len(ok)} runs)" if len(ok) > 1 else ""
 
 
 def _flags(
