@@ -368,6 +368,38 @@ def test_interleaved_runs_give_a_paired_framework_ratio_with_its_exact_interval(
     assert fe["verdict"] == "torch faster"
 
 
+def _paired_ratios(root, ratios):
+    """One interleaved sweep whose round i has torch's time / TensorFlow's = ratios[i]."""
+    for i, share in enumerate(ratios):
+        for backend, t in (("torch", share), ("tensorflow", 1.0)):
+            rec = fakes.record(backend, 1, [t, t], repeat=i, repeats=len(ratios))
+            rec["pair_id"] = f"series-r{i}"
+            fakes.write(root, f"mlp_{backend}_cpu1/repeat-{i}", rec)
+    return row(analyze(root).framework, cpus=1)
+
+
+def test_a_framework_verdict_reads_its_interval_at_the_decision_margin(tmp_path):
+    # Six pairs: the exact interval of their median is [min, max]. The decision engine's margin
+    # (conf/decision/default.yaml, 5%) decides as a deciding sweep would over the same interval:
+    # beyond it a side is faster; inside it the two are equivalent; an interval that excludes 1
+    # but crosses it names the side ahead and decides nothing (it used to say "torch faster").
+    beyond = _paired_ratios(tmp_path / "beyond", [0.80, 0.81, 0.82, 0.83, 0.84, 0.85])
+    assert beyond["verdict"] == "torch faster"
+    within = _paired_ratios(tmp_path / "within", [0.97, 0.98, 0.99, 1.00, 1.01, 1.02])
+    assert within["verdict"] == "equivalent within +-5%"
+    across = _paired_ratios(tmp_path / "across", [0.91, 0.92, 0.94, 0.95, 0.97, 0.98])
+    assert (across["ratio_ci_low"], across["ratio_ci_high"]) == (0.91, 0.98)
+    # torch's time is 0.98 to 0.91 of TensorFlow's: TensorFlow takes 1/0.98 - 1 = 2% to
+    # 1/0.91 - 1 = 10% longer
+    assert across["verdict"] == (
+        "undecided (torch faster by 2% to 10%: the interval crosses the +-5% margin)"
+    )
+    slower = _paired_ratios(tmp_path / "slower", [1.02, 1.03, 1.04, 1.05, 1.06, 1.08])
+    assert slower["verdict"] == (
+        "undecided (tensorflow faster by 2% to 8%: the interval crosses the +-5% margin)"
+    )
+
+
 def test_pairs_from_two_sweeps_are_two_values_not_one_sample(tmp_path):
     # Two sweeps, six rounds each: torch is exactly half of TensorFlow's time in every pair of
     # the first and 0.6 of it in every pair of the second. Pooled, twelve pairs would give the

@@ -103,3 +103,20 @@ def test_only_an_interval_decides_the_verdict(tmp_path):
     (v,) = verdict.verdicts(noisy)
     assert v.line.startswith(f"mlp cpu2: undecided between {TORCH} and {TF} on training time")
     assert "includes 1" in v.line
+
+
+def test_a_verdict_line_names_a_faster_side_only_beyond_the_decision_margin(tmp_path):
+    # Torch 3% faster, tightly: the interval excludes 1 but lies inside +-5%, so the two are
+    # equivalent at the decision engine's margin (conf/decision/default.yaml), not "torch faster".
+    close = _repeats(tmp_path / "close", [0.0100, 0.01001, 0.00999, 0.0100, 0.01002, 0.00998],
+                     [0.0103, 0.01031, 0.01029, 0.0103, 0.01032, 0.01028])  # fmt: skip
+    (v,) = verdict.verdicts(close)
+    assert v.line.startswith(f"mlp cpu2: {TORCH} and {TF} equivalent within +-5% on training time")
+    assert "faster" not in v.line.split("beside it")[0]
+    # Torch about 5% faster, the interval across the margin: undecided, saying which side it
+    # puts ahead and by how much.
+    edge = _repeats(tmp_path / "edge", [0.0100, 0.0102, 0.0098, 0.0100, 0.0103, 0.0097],
+                    [0.0105, 0.0106, 0.0104, 0.0105, 0.0107, 0.0103])  # fmt: skip
+    (v,) = verdict.verdicts(edge)
+    assert v.line.startswith(f"mlp cpu2: undecided between {TORCH} and {TF} on training time")
+    assert f": {TORCH} faster by " in v.line and "crosses the +-5% margin" in v.line

@@ -9,6 +9,7 @@ Ratios of medians with Welch t-intervals on the logs of the repeats (twinbench.s
 framework ratio whose runs were interleaved (an interleaved sweep's pair_id) is instead the
 median of the pairs' ratios with its exact order-statistic interval (analysis/compute/paired.py's
 rule); pairs from several sweeps take the sweep as the unit (twinbench.stats.sessions_ratio).
+A verdict reads its interval at the decision engine's margin (analysis/compute/outcome.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.compute import paired, sessions
+from analysis.compute import outcome, paired, sessions
 from analysis.compute import rounds as rounds_of
 from analysis.load import backends
 from twinbench import stats
@@ -104,16 +105,21 @@ def _ratio_of(a: pd.Series, b: pd.Series, kind: str) -> tuple[float, float, floa
 
 
 def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -> str:
-    """Which side is faster, and whether the repeats allow saying so."""
+    """Which side is faster, at the decision engine's margin (analysis/compute/outcome.py): a
+    side is called faster only where the whole interval lies beyond the margin, and equivalent
+    where it lies inside it; any other interval leaves the outcome undecided, saying why."""
     if math.isnan(ratio):
         return "no successful runs"
-    side = f"{a} faster" if ratio < 1 else f"{b} faster"
-    # Only an interval decides: without one, or with one holding 1, the outcome is undecided
-    # (the point ratio is in its own column)
-    if math.isnan(lo):
+    found = outcome.of_ratio(lo, hi)
+    # Only an interval decides: without one the outcome is undecided (the point ratio is in
+    # its own column)
+    if found == outcome.NONE:
         return "undecided (single runs: no interval)"
-    if lo <= 1 <= hi:
-        return "undecided (interval includes 1)"
+    if found == outcome.EQUIVALENT:
+        return f"equivalent within {outcome.margin_words()}"
+    if found == outcome.UNDECIDED:
+        return f"undecided ({outcome.undecided_detail(lo, hi, a, b)})"
+    side = f"{a} faster" if found == outcome.A_FASTER else f"{b} faster"
     if (hi - lo) / ratio > width:
         return f"{side} (unstable: wide interval)"
     return side

@@ -2,6 +2,8 @@
 each other one, analysis/load/backends.py) saying which is faster, by how
 much, with its interval and metric; and, where the training-time and steady-state verdicts
 point different ways, which part of the time budget (twinbench.result.budget) makes them disagree.
+A side is faster only where the whole interval lies beyond the decision engine's margin, and the
+two are equivalent where it lies within it (analysis/compute/outcome.py).
 
 Headline metric: the analysis' metric (training time by default, the 2017 figure), except
 where a run was capped with `max_steps`: a capped run's training time is a handful of steps
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.compute import effects, summary
+from analysis.compute import effects, outcome, summary
 from analysis.load import backends
 from twinbench import stats
 from twinbench.result import budget
@@ -55,9 +57,12 @@ def _interval(row: pd.Series, prefix: str) -> str:
     lo, hi = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
     if math.isnan(lo):
         return "single runs: no interval"
-    note = ", includes 1: no clear difference" if lo <= 1 <= hi else ""
     names = _names(row)
     pair = f"{names[row['reference']]}/{names[row['other']]}"
+    note = ""
+    if outcome.of_ratio(lo, hi) == outcome.UNDECIDED:
+        why = outcome.undecided_detail(lo, hi, names[row["reference"]], names[row["other"]])
+        note = ", includes 1: no clear difference" if lo <= 1 <= hi else f": {why}"
     return f"95% CI of {pair} [{lo:.2f}, {hi:.2f}]{over_sweeps(row, prefix)}{note}"
 
 
@@ -68,16 +73,24 @@ def over_sweeps(row: pd.Series, prefix: str) -> str:
 
 
 def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
+    """The verdict on one metric, at the decision engine's margin (analysis/compute/outcome.py):
+    a side faster only where the whole interval lies beyond the margin."""
     ratio = row[prefix]
     if math.isnan(ratio):
         return f"no {metric} to compare"
     side, factor = _faster(row, ratio)
     names = _names(row)
     slower = row["other"] if side == row["reference"] else row["reference"]
-    lo, hi = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
-    if math.isnan(lo) or lo <= 1 <= hi:  # no interval, or one holding 1: nothing is decided
+    found = outcome.of_ratio(row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"])
+    both = f"{names[row['reference']]} and {names[row['other']]}"
+    if found == outcome.EQUIVALENT:
         return (
-            f"undecided between {names[row['reference']]} and {names[row['other']]} on {metric} "
+            f"{both} equivalent within {outcome.margin_words()} on {metric} "
+            f"({_interval(row, prefix)})"
+        )
+    if found in (outcome.NONE, outcome.UNDECIDED):  # nothing is decided
+        return (
+            f"undecided between {both} on {metric} "
             f"(point ratio: {names[side]} {factor:.2f}x faster; {_interval(row, prefix)})"
         )
     # Both sides named: with more than two backends a cell has one line per other backend.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.compute import verdict
+from analysis.compute import outcome, verdict
 from analysis.compute.pipeline import Analysis
 from analysis.render import charts
 from analysis.render.htmlkit import Col, esc, table_html
@@ -54,7 +54,11 @@ def write(page: Page, an: Analysis) -> None:
         "several sweeps, a t-interval over the sweeps with each sweep's median one value (a "
         "session's phase moves all its pairs); else a 95% Welch t-interval on "
         "the logs of the repeats, around the ratio of medians (twinbench.stats.ratio_ci; wide "
-        "with two or three runs a side); none with a single run per side. The chart shows "
+        "with two or three runs a side); none with a single run per side. The verdict reads "
+        "the interval at the decision engine's margin (conf/decision/default.yaml, "
+        f"{esc(outcome.margin_words())}): a side is faster where the whole interval lies beyond "
+        "it, the two are equivalent where it lies within, and anything else is undecided, with "
+        "the side the interval puts ahead where it excludes 1. The chart shows "
         "each backend's default settings; the table lists every pair of settings variants.</p>"
     )
     caps = verdict.capped_steps(an.runs)
