@@ -501,3 +501,31 @@ def test_a_sweep_without_exactly_two_backends_is_refused_before_any_job(
     err = capsys.readouterr().err
     assert "a deciding sweep compares two sides a pair (two backends, or two values of a " in err
     assert f"this one gives {len(backends)} (backend=" in err
+
+
+def test_the_reports_verdict_leads_with_the_decisions(
+    swept: dict[str, Any], tmp_path: Path
+) -> None:
+    # As on the terminal: a deciding sweep's decisions are the verdict (their intervals hold at
+    # every look); the runs' own intervals follow, said to decide nothing. The report used to open
+    # with the runs' intervals alone, which could call a core count undecided that its decision
+    # called faster, or the reverse.
+    from analysis.compute import pipeline
+    from analysis.load.table import runs_table
+    from analysis.render import report
+
+    from . import test_analysis_fakes as fakes
+
+    # the sweep's decisions beside records of its runs (the fake launcher's are not records)
+    root = tmp_path / "sweep"
+    times = {(b, c): [[0.5 if b == "torch" else 1.0]] * 3 for b in ("torch", "tensorflow")
+             for c in (1, 2)}  # fmt: skip
+    fakes.sweep(root, times)
+    (root / decide.DECISIONS_FILE).write_text(json.dumps(swept["body"]))
+    an = pipeline.analyze(runs_table([root]), pipeline.Options(inputs=[root]))
+    page = report.write(an, tmp_path / "out").read_text()
+    verdict = page[page.index('id="verdict"') : page.index('id="decisions"')]
+    assert "The sequential decisions (each interval holds at every look" in verdict
+    decided = verdict.index("1 core: torch / tensorflow")
+    assert "torch faster than tensorflow by more than 5%" in verdict[decided:]
+    assert decided < verdict.index("The runs' own intervals, beside the decisions above")

@@ -8,20 +8,29 @@ from typing import Any
 
 from analysis.compute import verdict
 from analysis.load.legacy import SOURCE as LEGACY_SOURCE
-from analysis.render import budget_chart
+from analysis.render import budget_chart, terminal
 from analysis.render.htmlkit import Col, prose, table_html
 from twinbench.result import budget
 
 
 def section_verdict(page: Any, an: Any) -> None:
-    """One line per workload and core count; a warning where the two metrics disagree."""
+    """One line per workload and core count; a warning where the two metrics disagree. Where the
+    inputs hold a deciding sweep's decisions, they lead, as on the terminal: their intervals hold
+    at every look at the pairs, which the runs' own intervals below them do not claim."""
     found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width, an.reference)
+    decided = terminal.decided_lines(an, printed_below=False)
     html = prose("explain")
     page.add(html.verdict_heading())
+    if decided:
+        lead, *items = decided
+        lead = lead.removeprefix("verdict: ").rstrip(":")
+        intro = f"{lead[:1].upper()}{lead[1:]}:"
+        page.add(html.verdict_decided(intro, [i.strip() for i in items if i.strip()]))
     if not found:
-        page.add(html.verdict_none())
+        if not decided:
+            page.add(html.verdict_none())
         return
-    page.add(html.verdict_list(found))
+    page.add(html.verdict_list(found, bool(decided)))
 
 
 def section_budget(page: Any, an: Any) -> None:
