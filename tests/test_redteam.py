@@ -254,6 +254,10 @@ CONFIG_ONLY = [
     (["model=resnet"], "unknown model 'resnet'; choose one of: bilstm,"),
     (["data=imagenet"], "unknown data 'imagenet'; choose one of: real, synthetic"),
     (["opt=fast"], "unknown opt 'fast'; choose one of: default, tuned"),
+    # a misspelt value names its nearest spelling, as a misspelt key does (never `tpu` -> cpu)
+    (["backend=torhc"], "unknown backend 'torhc'; did you mean torch? choose one of: keras_jax"),
+    (["model=bilsm"], "unknown model 'bilsm'; did you mean bilstm? choose one of: bilstm,"),
+    (["precision=bfloat"], "unknown precision 'bfloat'; did you mean bfloat16? choose one of:"),
     (["-m", "backend=torch,tensorflow", "cpus=1,0"], "cpus must be at least 1"),
     (["-m", "time_limit_s=5,60"], "would share one run directory"),
     (["seed=[0"], "no viable alternative at input"),

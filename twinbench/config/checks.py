@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from twinbench.config import inherited_env, schema
+from twinbench.config.choices import unknown_choice
 from twinbench.config.folders import check_writable_dir, nearest_existing
 from twinbench.config.spec import CONF_DIR, ConfigError, build_spec, group_choices
 
@@ -64,9 +65,7 @@ def _strings(override) -> list[str]:
 def _check_choice(key: str, value: Any) -> None:
     """A group option must exist before anything is composed (Hydra's own error is long)."""
     if key in (*GROUPS, *OVERLAYS, *NAMED) and str(value) not in group_choices(key):
-        raise ConfigError(
-            f"unknown {key} '{value}'; choose one of: {', '.join(group_choices(key))}"
-        )
+        raise unknown_choice(key, value, group_choices(key))
 
 
 # A run writes about 100 kB (records, step times, logs); refusing a disk with less than this free

@@ -5,9 +5,17 @@ back."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
 from twinbench.paths import CONF_DIR
 
 DEVICES = ("cpu", "cuda")
+# How alike a value must be to a choice to be offered as its spelling (difflib's ratio): 0.75
+# takes `torhc` for torch (0.8) and `bfloat` for bfloat16 (0.86), not `tpu` for cpu (0.67),
+# which is another device, not a misspelling.
+SPELLING_CUTOFF = 0.75
 
 
 class ConfigError(ValueError):
@@ -17,3 +25,13 @@ class ConfigError(ValueError):
 def group_choices(group: str) -> list[str]:
     """Options of a config group: the yaml files in conf/<group>/."""
     return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def unknown_choice(key: str, value: Any, choices: Iterable[Any]) -> ConfigError:
+    """The one line for a value that is not among `choices`, with the nearest spelling where one
+    is close (`backend=torhc`: "did you mean torch?"), as an unknown key gets
+    (twinbench/config/checks.py)."""
+    names = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(value), names, n=1, cutoff=SPELLING_CUTOFF)
+    hint = f" did you mean {close[0]}?" if close else ""
+    return ConfigError(f"unknown {key} '{value}';{hint} choose one of: {', '.join(names)}")

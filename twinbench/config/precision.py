@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from twinbench.config.choices import ConfigError
+from twinbench.config.choices import ConfigError, unknown_choice
 
 PRECISIONS = ("float32", "bfloat16")
 REFUSED_PRECISIONS = ("float16",)  # named, so its refusal says why instead of "unknown"
@@ -37,12 +37,12 @@ def check_precision_value(key: str, value: Any) -> None:
             "use precision=bfloat16 or float32"
         )
     if value not in PRECISIONS:
-        raise ConfigError(f"unknown {key} '{value}'; choose one of: {', '.join(PRECISIONS)}")
+        raise unknown_choice(key, value, PRECISIONS)
 
 
 def check_exec_value(key: str, value: Any) -> None:
     if value is not None and value not in EXEC_MODES:
-        raise ConfigError(f"unknown {key} '{value}'; choose one of: null, {', '.join(EXEC_MODES)}")
+        raise unknown_choice(key, value, ("null", *EXEC_MODES))
 
 
 def bf16_units(flags: Iterable[str]) -> list[str]:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from twinbench.config.choices import DEVICES, ConfigError, group_choices
+from twinbench.config.choices import DEVICES, ConfigError, group_choices, unknown_choice
 from twinbench.config.model_values import check_model
 from twinbench.config.precision import check_exec_value, check_precision_value
 
@@ -94,9 +94,7 @@ def text(optional: bool = False) -> Check:
 def one_of(*choices: Any) -> Check:
     def check(key: str, value: Any) -> None:
         if value not in choices:
-            raise ConfigError(
-                f"unknown {key} '{value}'; choose one of: {', '.join(map(str, choices))}"
-            )
+            raise unknown_choice(key, value, choices)
 
     return check
 
@@ -262,7 +260,7 @@ def validate(config: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
         choices = group_choices(group)
         name = (config.get(group) or {}).get("name", (config.get(group) or {}).get("source"))
         if name is not None and str(name) not in choices:
-            raise ConfigError(f"unknown {group} '{name}'; choose one of: {', '.join(choices)}")
+            raise unknown_choice(group, name, choices)
     expected = {*TOP_LEVEL, "measure", "stacks", *GROUPS}
     for key in config:
         if key not in expected:

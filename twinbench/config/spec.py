@@ -11,7 +11,7 @@ from typing import Any
 
 from twinbench.config import precision as precision_module
 from twinbench.config import schema
-from twinbench.config.choices import DEVICES, ConfigError, group_choices
+from twinbench.config.choices import DEVICES, ConfigError, group_choices, unknown_choice
 from twinbench.machine import cpu
 from twinbench.paths import CONF_DIR
 
@@ -81,9 +81,7 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
     model = config["model"]["name"]
     for group, choice in (("backend", backend), ("model", model)):
         if choice not in group_choices(group):
-            raise ConfigError(
-                f"unknown {group} '{choice}'; choose one of: {', '.join(group_choices(group))}"
-            )
+            raise unknown_choice(group, choice, group_choices(group))
 
     available = cpu.allowed_cpus()
     cpus = len(available) if config.get("cpus") is None else _positive_int("cpus", config["cpus"])
@@ -101,7 +99,7 @@ def build_spec(config: dict[str, Any]) -> RunSpec:
 
     device = config.get("device", "cpu")
     if device not in DEVICES:
-        raise ConfigError(f"unknown device '{device}'; choose one of: {', '.join(DEVICES)}")
+        raise unknown_choice("device", device, DEVICES)
     from frameworks import registry  # framework-free: no framework loads here
 
     if device == "cuda" and (why := registry.spec(backend).cuda_refusal):
