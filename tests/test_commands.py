@@ -178,3 +178,14 @@ def test_the_installed_command_finds_the_benchmarks_of_the_checkout_it_runs_in(m
         main(["bench", "nosuch"])
     err = capsys.readouterr().err
     assert "overhead" in err and "none" not in err
+
+
+def test_a_misspelt_command_or_parity_model_is_answered_with_its_nearest_spelling(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["reprot"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("twinbench: error: unknown command 'reprot'; did you mean report? ")
+    with pytest.raises(SystemExit):
+        main(["parity", "gtp"])
+    assert "unknown model 'gtp'; did you mean gpt? choose one of:" in capsys.readouterr().err

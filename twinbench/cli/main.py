@@ -8,6 +8,7 @@ import sys
 
 from twinbench.cli.commands import COMMANDS
 from twinbench.config.checks import fail
+from twinbench.config.choices import unknown_choice
 
 PROG = "twinbench"
 
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        fail(f"unknown command '{name}'; choose one of: {', '.join(COMMANDS)}")
+        fail(str(unknown_choice("command", name, COMMANDS)))
     return COMMANDS[name].main(rest, f"{PROG} {name}")
 
 

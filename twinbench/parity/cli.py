@@ -8,6 +8,7 @@ from pathlib import Path
 
 from frameworks import registry
 from frameworks.tolerances import REFERENCE
+from twinbench.config.choices import unknown_choice
 from twinbench.config.spec import group_choices
 from twinbench.launch import lifeline
 from twinbench.parity.certificates import write_certificate
@@ -73,14 +74,11 @@ def main(argv: list[str]) -> int:
     chosen = options["--backends"].split(",") if "--backends" in options else None
     for name in [reference, *(chosen or [])]:
         if name not in registry.names():
-            cli.fail(f"unknown backend '{name}'; choose one of: {', '.join(registry.names())}")
+            cli.fail(str(unknown_choice("backend", name, registry.names())))
     names = group_choices("model") if argv == ["--all"] or not argv else argv
     unknown = [name for name in names if name not in group_choices("model")]
     if unknown:
-        cli.fail(
-            f"unknown model '{unknown[0]}'; choose one of: {', '.join(group_choices('model'))} "
-            "(or --all)"
-        )
+        cli.fail(f"{unknown_choice('model', unknown[0], group_choices('model'))} (or --all)")
     if reference in (chosen or []):  # it would be compared with itself
         cli.fail(
             f"--backends names the reference backend '{reference}': it is what the others are "

@@ -84,12 +84,11 @@ def load(name: str) -> dict[str, Any]:
     """conf/stack/<name>.yaml as the run config's `stack` node; ConfigError for an unknown one."""
     from omegaconf import OmegaConf
 
-    from twinbench.config.choices import group_choices
+    from twinbench.config.choices import group_choices, unknown_choice
     from twinbench.paths import CONF_DIR
 
     if name not in group_choices("stack"):
-        choices = ", ".join(group_choices("stack"))
-        raise ConfigError(f"unknown stack '{name}'; choose one of: {choices}")
+        raise unknown_choice("stack", name, group_choices("stack"))
     node = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "stack" / f"{name}.yaml"))
     from_config(node)  # checked
     return node  # type: ignore[return-value]
