@@ -282,7 +282,9 @@ def test_the_stacks_command_lists_and_clears(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["stacks", "clear", "keras-312", "--cache-dir", str(tmp_path)])
     assert exit_.value.code == 2
-    assert "unknown stack 'keras-312'; choose one of: a, b, " in capsys.readouterr().err
+    assert "unknown stack 'keras-312'; did you mean keras-3.12? choose one of: a, b, " in (
+        capsys.readouterr().err
+    )
     assert main(["stacks", "clear", "b", "--cache-dir", str(tmp_path)]) == 0  # cached, no yaml
     assert "removed 1 environment(s), 1.0 MB" in capsys.readouterr().out
     assert [e.name for e in cache.entries(tmp_path)] == ["a"]

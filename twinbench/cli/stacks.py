@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from twinbench.config.checks import fail
+from twinbench.config.choices import unknown_choice
 from twinbench.config.spec import CONF_DIR, ConfigError, group_choices
 from twinbench.stacks import build, cache
 from twinbench.stacks.definition import CacheSettings, cache_settings, from_config, load
@@ -94,10 +95,7 @@ def run(args: argparse.Namespace) -> int:
         cached = {e.name for e in cache.entries(settings.cache_dir)}
         for name in args.stacks:
             if name not in cached and name not in group_choices("stack"):
-                raise ConfigError(
-                    f"unknown stack '{name}'; choose one of: "
-                    f"{', '.join(sorted(cached | set(group_choices('stack'))))}"
-                )
+                raise unknown_choice("stack", name, sorted(cached | set(group_choices("stack"))))
         names = args.stacks or [None]
         gone = [e for name in names for e in cache.clear(settings.cache_dir, name)]
         freed = sum(e.size_bytes for e in gone)
