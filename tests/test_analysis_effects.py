@@ -400,6 +400,19 @@ def test_a_framework_verdict_reads_its_interval_at_the_decision_margin(tmp_path)
     )
 
 
+def test_the_tables_read_intervals_at_the_margin_the_inputs_sweep_decided_at(tmp_path):
+    # A deciding sweep run with hydra.sweeper.decision.margin=0.1: its decisions.json carries
+    # the design, and the tables read their intervals at +-10% too, so that the report's tables
+    # and its decisions answer the same question. [0.91, 0.98] lies inside +-10%.
+    root = tmp_path / "sweep"
+    root.mkdir()
+    (root / "decisions.json").write_text(
+        json.dumps({"design": {"margin": 0.1, "alpha": 0.05}, "series": []})
+    )
+    across = _paired_ratios(root, [0.91, 0.92, 0.94, 0.95, 0.97, 0.98])
+    assert across["verdict"] == "equivalent within +-10%"
+
+
 def test_pairs_from_two_sweeps_are_two_values_not_one_sample(tmp_path):
     # Two sweeps, six rounds each: torch is exactly half of TensorFlow's time in every pair of
     # the first and 0.6 of it in every pair of the second. Pooled, twelve pairs would give the

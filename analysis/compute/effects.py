@@ -23,6 +23,7 @@ from analysis.compute import outcome, paired, sessions
 from analysis.compute import rounds as rounds_of
 from analysis.load import backends
 from twinbench import stats
+from twinbench.sequential import Design
 
 SAME_CELL = [
     "source",
@@ -104,27 +105,6 @@ def _ratio_of(a: pd.Series, b: pd.Series, kind: str) -> tuple[float, float, floa
     return (*_ratio(a[samples], b[samples]), 0, 0)
 
 
-def _verdict(ratio: float, lo: float, hi: float, width: float, a: str, b: str) -> str:
-    """Which side is faster, at the decision engine's margin (analysis/compute/outcome.py): a
-    side is called faster only where the whole interval lies beyond the margin, and equivalent
-    where it lies inside it; any other interval leaves the outcome undecided, saying why."""
-    if math.isnan(ratio):
-        return "no successful runs"
-    found = outcome.of_ratio(lo, hi)
-    # Only an interval decides: without one the outcome is undecided (the point ratio is in
-    # its own column)
-    if found == outcome.NONE:
-        return "undecided (single runs: no interval)"
-    if found == outcome.EQUIVALENT:
-        return f"equivalent within {outcome.margin_words()}"
-    if found == outcome.UNDECIDED:
-        return f"undecided ({outcome.undecided_detail(lo, hi, a, b)})"
-    side = f"{a} faster" if found == outcome.A_FASTER else f"{b} faster"
-    if (hi - lo) / ratio > width:
-        return f"{side} (unstable: wide interval)"
-    return side
-
-
 def default_variant(cell: pd.DataFrame) -> pd.Series:
     """The configuration standing for a backend's out-of-the-box behaviour in a cell.
 
@@ -142,10 +122,12 @@ def framework(
     summary: pd.DataFrame,
     width: float = stats.UNSTABLE_REL_WIDTH,
     reference: str = backends.DEFAULT_REFERENCE,
+    design: Design | None = None,
 ) -> pd.DataFrame:
     """The reference backend's time / each other backend's, per cell, for every pair of
     settings variants. Columns name the sides `reference_*` and `other_*` (the backends in
-    `reference` and `other`), so any number of backends fit one table."""
+    `reference` and `other`), so any number of backends fit one table. `design`: the margin the
+    verdicts read their intervals at (None: conf/decision/default.yaml's)."""
     if summary.empty or "backend" not in summary:
         return _frame([])
     pairing = backends.reference_and_others(summary["backend"].unique(), reference)
@@ -168,7 +150,7 @@ def framework(
                     rows.append(
                         {
                             **dict(zip(SAME_CELL, key, strict=True)),
-                            **_pair(a, b, width),
+                            **_pair(a, b, width, design),
                             "headline": a["config_label"] == a_default["config_label"]
                             and b["config_label"] == b_default["config_label"],
                         }
@@ -181,7 +163,7 @@ def _label(row: pd.Series) -> str:
     return str(label) if isinstance(label, str) and label else str(row["backend"])
 
 
-def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
+def _pair(a: pd.Series, b: pd.Series, width: float, design: Design | None) -> dict[str, Any]:
     """One reference configuration `a` against one other `b`: times and their ratio a / b."""
     ratio, lo, hi, pairs, sweeps = _ratio_of(a, b, "")
     step, step_lo, step_hi, step_pairs, step_sweeps = _ratio_of(a, b, "step_")
@@ -208,7 +190,7 @@ def _pair(a: pd.Series, b: pd.Series, width: float) -> dict[str, Any]:
         "steady_step_ratio_ci_high": step_hi,
         "steady_step_ratio_pairs": step_pairs,
         "steady_step_ratio_sweeps": step_sweeps,
-        "verdict": _verdict(ratio, lo, hi, width, a["backend"], b["backend"]),
+        "verdict": outcome.table_verdict(ratio, lo, hi, width, a["backend"], b["backend"], design),
     }
 
 
@@ -354,8 +336,11 @@ VARIANT_CELL = [
 ]
 
 
-def software(summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH) -> pd.DataFrame:
-    """Each settings variant against its backend's default variant, all else equal."""
+def software(
+    summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH, design: Design | None = None
+) -> pd.DataFrame:
+    """Each settings variant against its backend's default variant, all else equal (`design`: as
+    framework()'s)."""
     rows = []
     ok = summary[summary["n_ok"] > 0]
     for key, cell in ok.groupby(VARIANT_CELL, dropna=False, sort=False):
@@ -378,7 +363,9 @@ def software(summary: pd.DataFrame, width: float = stats.UNSTABLE_REL_WIDTH) -> 
                     "time_ratio": ratio,
                     "time_ratio_ci_low": lo,
                     "time_ratio_ci_high": hi,
-                    "verdict": _verdict(ratio, lo, hi, width, "variant", "reference"),
+                    "verdict": outcome.table_verdict(
+                        ratio, lo, hi, width, "variant", "reference", design
+                    ),
                 }
             )
     return _frame(rows)

@@ -2,17 +2,19 @@
 
 A deciding sweep's decision (twinbench/sequential.py) has four outcomes: one side faster beyond the
 margin, the other side faster beyond it, equivalent within it, or undecided. The analysis' tables
-and verdict lines read their intervals the same way (`classify`, the margin and alpha of
-conf/decision/default.yaml), so that a report never calls a side faster where the decision over
-the same pairs would say undecided: an interval that excludes 1 but reaches inside the margin
-says which side is ahead and by how much, and stays undecided.
+and verdict lines read their intervals the same way (`classify`, at the margin and alpha the
+inputs' deciding sweeps used, else conf/decision/default.yaml's), so that a report never calls a
+side faster where the decision over the same pairs would say undecided: an interval that excludes
+1 but reaches inside the margin says which side is ahead and by how much, and stays undecided.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
+from pathlib import Path
 
+from analysis.load import decision_files
 from twinbench import sequential
 
 NONE = "no interval"
@@ -23,6 +25,20 @@ A_FASTER, B_FASTER, EQUIVALENT, UNDECIDED = sequential.OUTCOMES
 def design() -> sequential.Design:
     """The decision design of conf/decision/default.yaml (read once per process)."""
     return sequential.load_design()
+
+
+def design_of(inputs: list[Path]) -> sequential.Design:
+    """The design the analysis reads its intervals under: the one the inputs' deciding sweeps
+    were decided under (`hydra.sweeper.decision.margin=0.1` makes the tables read +-10% too),
+    where every decisions file among them agrees on margin and alpha; else conf's."""
+    found = {(d.get("margin"), d.get("alpha")) for d in decision_files.designs(inputs)}
+    if len(found) != 1:
+        return design()
+    margin, alpha = found.pop()
+    try:
+        return sequential.load_design(margin=float(margin), alpha=float(alpha))
+    except (TypeError, ValueError):  # an edited file: conf's design, as where none agree
+        return design()
 
 
 def of_ratio(low: float, high: float, d: sequential.Design | None = None) -> str:
@@ -53,3 +69,33 @@ def undecided_detail(
         f"{side} faster by {near - 1:.0%} to {far - 1:.0%}: "
         f"the interval crosses the {margin_words(d)} margin"
     )
+
+
+def table_verdict(
+    ratio: float,
+    lo: float,
+    hi: float,
+    width: float,
+    a: str,
+    b: str,
+    design: sequential.Design | None,
+) -> str:
+    """A table's verdict column (analysis/compute/effects.py): a side is called faster only where
+    the whole interval [lo, hi] of the ratio a / b lies beyond the margin, and the two equivalent
+    where it lies inside it; any other interval leaves it undecided, saying why. A decided side
+    whose interval is wider than `width` of the ratio is marked unstable."""
+    if math.isnan(ratio):
+        return "no successful runs"
+    found = of_ratio(lo, hi, design)
+    # Only an interval decides: without one the outcome is undecided (the point ratio is in
+    # its own column)
+    if found == NONE:
+        return "undecided (single runs: no interval)"
+    if found == EQUIVALENT:
+        return f"equivalent within {margin_words(design)}"
+    if found == UNDECIDED:
+        return f"undecided ({undecided_detail(lo, hi, a, b, design)})"
+    side = f"{a} faster" if found == A_FASTER else f"{b} faster"
+    if (hi - lo) / ratio > width:
+        return f"{side} (unstable: wide interval)"
+    return side

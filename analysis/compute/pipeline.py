@@ -13,6 +13,7 @@ from analysis.compute import (
     environment,
     gpu_beside,
     machine_peak,
+    outcome,
     pricing,
     relative,
     summary,
@@ -24,6 +25,7 @@ from analysis.load.dedupe import Issues, dedupe
 from analysis.load.legacy import SOURCE as LEGACY_SOURCE
 from analysis.load.records import SOURCE
 from twinbench import stats
+from twinbench.sequential import Design
 
 AUTO = "auto"  # --metric's default: auto_metric chooses
 
@@ -69,6 +71,7 @@ class Analysis:
     baseline_error: str | None = None
     scaling: scaling_model.ScalingModel | None = None
     reference: str | None = None  # the backend the framework tables divide by
+    design: Design | None = None  # the margin the verdicts read intervals at (outcome.design_of)
     metric_note: str = ""  # why --metric auto chose the steady step, where it did
 
     @property
@@ -171,6 +174,7 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         if chosen is not None:
             baselines[source] = chosen
     hardware = effects.hardware(configs)
+    design = outcome.design_of(options.inputs)
     dirs = certificates.certificate_dirs(options.inputs, options.parity_dirs)
     return Analysis(
         options=options,
@@ -180,11 +184,11 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         baselines=baselines,
         prices=prices,
         relative=relative.table(configs, baselines, prices),
-        framework=effects.framework(configs, options.unstable_width, reference or ""),
+        framework=effects.framework(configs, options.unstable_width, reference or "", design),
         hardware=hardware,
         gpu_beside=gpu_beside.table(configs, prices),
         scaling_gap=effects.scaling_gap(hardware, configs, reference or ""),
-        software=effects.software(configs, options.unstable_width),
+        software=effects.software(configs, options.unstable_width, design),
         peak=effects.peak(configs),
         parity=certificates.parity(runs, dirs),
         histories=certificates.histories(runs),
@@ -194,4 +198,5 @@ def analyze(runs: pd.DataFrame, options: Options) -> Analysis:
         scaling=scaling_model.build(hardware, runs, prices),
         reference=reference,
         metric_note=note,
+        design=design,
     )

@@ -22,6 +22,7 @@ from analysis.compute import effects, outcome, summary
 from analysis.load import backends
 from twinbench import stats
 from twinbench.result import budget
+from twinbench.sequential import Design
 
 # What a budget part's excess says about a framework, when it alone flips the verdict.
 CAUSES = {
@@ -53,15 +54,15 @@ def _names(row: pd.Series) -> dict[str, str]:
     return {row["reference"]: row["reference_label"], row["other"]: row["other_label"]}
 
 
-def _interval(row: pd.Series, prefix: str) -> str:
+def _interval(row: pd.Series, prefix: str, design: Design | None = None) -> str:
     lo, hi = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
     if math.isnan(lo):
         return "single runs: no interval"
     names = _names(row)
     pair = f"{names[row['reference']]}/{names[row['other']]}"
     note = ""
-    if outcome.of_ratio(lo, hi) == outcome.UNDECIDED:
-        why = outcome.undecided_detail(lo, hi, names[row["reference"]], names[row["other"]])
+    if outcome.of_ratio(lo, hi, design) == outcome.UNDECIDED:
+        why = outcome.undecided_detail(lo, hi, names[row["reference"]], names[row["other"]], design)
         note = ", includes 1: no clear difference" if lo <= 1 <= hi else f": {why}"
     return f"95% CI of {pair} [{lo:.2f}, {hi:.2f}]{over_sweeps(row, prefix)}{note}"
 
@@ -72,7 +73,7 @@ def over_sweeps(row: pd.Series, prefix: str) -> str:
     return f" over {int(sweeps)} sweeps" if pd.notna(sweeps) and sweeps > 1 else ""
 
 
-def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
+def _phrase(row: pd.Series, prefix: str, metric: str, design: Design | None = None) -> str:
     """The verdict on one metric, at the decision engine's margin (analysis/compute/outcome.py):
     a side faster only where the whole interval lies beyond the margin."""
     ratio = row[prefix]
@@ -81,22 +82,22 @@ def _phrase(row: pd.Series, prefix: str, metric: str) -> str:
     side, factor = _faster(row, ratio)
     names = _names(row)
     slower = row["other"] if side == row["reference"] else row["reference"]
-    found = outcome.of_ratio(row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"])
+    found = outcome.of_ratio(row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"], design)
     both = f"{names[row['reference']]} and {names[row['other']]}"
     if found == outcome.EQUIVALENT:
         return (
-            f"{both} equivalent within {outcome.margin_words()} on {metric} "
-            f"({_interval(row, prefix)})"
+            f"{both} equivalent within {outcome.margin_words(design)} on {metric} "
+            f"({_interval(row, prefix, design)})"
         )
     if found in (outcome.NONE, outcome.UNDECIDED):  # nothing is decided
         return (
             f"undecided between {both} on {metric} "
-            f"(point ratio: {names[side]} {factor:.2f}x faster; {_interval(row, prefix)})"
+            f"(point ratio: {names[side]} {factor:.2f}x faster; {_interval(row, prefix, design)})"
         )
     # Both sides named: with more than two backends a cell has one line per other backend.
     return (
         f"{names[side]} faster than {names[slower]} by {factor:.2f}x on {metric} "
-        f"({_interval(row, prefix)})"
+        f"({_interval(row, prefix, design)})"
     )
 
 
@@ -155,16 +156,17 @@ def verdicts(
     metric: str = "train_time",
     width: float = stats.UNSTABLE_REL_WIDTH,
     reference: str | None = None,
+    design: Design | None = None,
 ) -> list[Verdict]:
     """One verdict per workload x machine x device/cores x other backend, for the default
     settings of each (`reference`: the backend the others are compared with; None: the
-    default of analysis/load/backends.py)."""
+    default of analysis/load/backends.py; `design`: the margin, as effects.framework's)."""
     ok = runs[runs["status"] == "ok"]
     if ok.empty:
         return []
     train_cfg = summary.configs(runs, "train_time", width)
     chosen = backends.choose_reference(runs["backend"], reference)
-    fe = effects.framework(train_cfg, width, chosen or "")
+    fe = effects.framework(train_cfg, width, chosen or "", design)
     if fe.empty:
         return []
     fe = fe[fe["headline"]]
@@ -173,8 +175,8 @@ def verdicts(
         workload = str(row["workload"])
         caps = _capped(runs, workload)
         lead_steady = bool(caps) or metric == "steady_step"
-        train = _phrase(row, "ratio", "training time")
-        steady = _phrase(row, "steady_step_ratio", "steady-state step time")
+        train = _phrase(row, "ratio", "training time", design)
+        steady = _phrase(row, "steady_step_ratio", "steady-state step time", design)
         why_metric = (
             f"capped runs (max_steps={','.join(map(str, caps))}): the steady-state step time "
             "leads, a capped run's training time is mostly start-up"
@@ -214,9 +216,10 @@ def lines(
     metric: str = "train_time",
     width: float = stats.UNSTABLE_REL_WIDTH,
     reference: str | None = None,
+    design: Design | None = None,
 ) -> list[str]:
     """The verdict for the terminal: a title, then one line per workload (and its explanation)."""
-    found = verdicts(runs, metric, width, reference)
+    found = verdicts(runs, metric, width, reference, design)
     if not found:
         return []
     out = ["verdict (default settings of each backend):"]

@@ -17,7 +17,10 @@ def section_verdict(page: Any, an: Any) -> None:
     """One line per workload and core count; a warning where the two metrics disagree. Where the
     inputs hold a deciding sweep's decisions, they lead, as on the terminal: their intervals hold
     at every look at the pairs, which the runs' own intervals below them do not claim."""
-    found = verdict.verdicts(an.runs, an.options.metric, an.options.unstable_width, an.reference)
+    options = an.options
+    found = verdict.verdicts(
+        an.runs, options.metric, options.unstable_width, an.reference, an.design
+    )
     decided = terminal.decided_lines(an, printed_below=False)
     html = prose("explain")
     page.add(html.verdict_heading())

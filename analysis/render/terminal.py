@@ -116,7 +116,7 @@ def _steady_framework(an: Analysis) -> pd.DataFrame:
     if ok.empty or column not in ok or ok[column].isna().all():
         return pd.DataFrame()
     configs = summary.configs(an.runs, "steady_step", an.options.unstable_width)
-    return effects.framework(configs, an.options.unstable_width, an.reference or "")
+    return effects.framework(configs, an.options.unstable_width, an.reference or "", an.design)
 
 
 def _framework_table(fe: pd.DataFrame, metric_name: str, unit: str) -> list[str]:
@@ -216,7 +216,7 @@ def render(an: Analysis, with_failures: bool = True, decided_below: bool = False
     `decided_below` where the caller prints a deciding sweep's decisions after it."""
     # The verdict leads: which framework is faster, and why where the metrics disagree.
     lines = decided_lines(an, decided_below) or verdict.lines(
-        an.runs, an.options.metric, an.options.unstable_width, an.reference
+        an.runs, an.options.metric, an.options.unstable_width, an.reference, an.design
     )
     if an.metric_note:  # --metric auto chose the steady step: say why, before its tables
         lines.append(f"compared: {an.metric_name}, since {an.metric_note}")

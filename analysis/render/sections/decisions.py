@@ -12,27 +12,15 @@ from typing import Any
 import pandas as pd
 
 from analysis.compute.pipeline import Analysis
+from analysis.load import decision_files
+from analysis.load.decision_files import designs, files
 from analysis.render.htmlkit import Col, esc, table_html
 from analysis.render.page import Page, Section
 from twinbench.sequential import Decision, Design, decide_sequence
 from twinbench.ui.cores import cores_label
 
 ID = "decisions"
-FILE = "decisions.json"  # the name twinbench/launch/decide.py writes (the core is not imported)
-
-
-def files(inputs: list[Path]) -> list[Path]:
-    """Every decisions.json in or below the inputs (a results folder holds many sweeps), in the
-    order found, each once."""
-    found: dict[Path, None] = {}
-    for given in inputs:
-        folder = Path(given)
-        if not folder.is_dir():
-            continue
-        for path in [folder / FILE, *sorted(folder.rglob(FILE))]:
-            if path.is_file():
-                found.setdefault(path.resolve(), None)
-    return list(found)
+FILE = decision_files.FILE  # the file's name, as the tests and callers read it here
 
 
 def _sweep_runs(runs: pd.DataFrame | None, sweep: Path) -> tuple[str, int | None]:
@@ -149,12 +137,11 @@ def write(page: Page, an: Analysis) -> None:
 
 
 def _margin(an: Analysis) -> float:
-    for path in files(an.options.inputs):
-        try:
-            return float(json.loads(path.read_text())["design"]["margin"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return float("nan")
+    found = [d["margin"] for d in designs(an.options.inputs) if "margin" in d]
+    try:
+        return float(found[0]) if found else float("nan")
+    except (ValueError, TypeError):
+        return float("nan")
 
 
 SECTION = Section(ID, "decisions", write)
