@@ -400,6 +400,23 @@ def test_a_framework_verdict_reads_its_interval_at_the_decision_margin(tmp_path)
     )
 
 
+def test_fewer_than_six_pairs_give_no_paired_interval_they_cannot_reach_95_percent(tmp_path):
+    # Three interleaved rounds, torch at 0.90-0.94 of TensorFlow within each while the machine
+    # slows round by round. The exact interval of three pairs' median is their [min, max], a 75%
+    # interval: it read "torch faster" ([0.90, 0.94] lies beyond the margin), and two such pairs
+    # named a side in 16% of A/A pairs of real runs (measurements/2026-12-07/analysis-margin).
+    # Below six pairs the repeats' own interval decides, and over the drift it decides nothing.
+    for i, share in enumerate([0.90, 0.92, 0.94]):
+        slow = 1.0 + 0.5 * i
+        for backend, t in (("torch", share * slow), ("tensorflow", slow)):
+            rec = fakes.record(backend, 1, [t, t], repeat=i, repeats=3)
+            rec["pair_id"] = f"series-r{i}"
+            fakes.write(tmp_path, f"mlp_{backend}_cpu1/repeat-{i}", rec)
+    fe = row(analyze(tmp_path).framework, cpus=1)
+    assert fe["ratio_pairs"] == 0  # not paired: the ratio of medians over independent repeats
+    assert fe["verdict"].startswith("undecided")
+
+
 def test_the_tables_read_intervals_at_the_margin_the_inputs_sweep_decided_at(tmp_path):
     # A deciding sweep run with hydra.sweeper.decision.margin=0.1: its decisions.json carries
     # the design, and the tables read their intervals at +-10% too, so that the report's tables

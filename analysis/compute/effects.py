@@ -74,10 +74,12 @@ def _paired(
     a: list[float], a_ids: list[str | None], b: list[float], b_ids: list[str | None]
 ) -> tuple[float, float, float, int, int] | None:
     """Median of the ratios of runs measured back to back (one pair_id), with the exact
-    order-statistic interval; None below two pairs, where independent repeats decide instead.
-    Pairs from two or more sweeps are not one sample (a session's phase moves all its pairs):
-    each sweep gives one value and the interval is over sweeps. The last two items: the pairs,
-    and the sweeps they came from."""
+    order-statistic interval; None where that interval cannot reach 95% (below six pairs: with
+    two it is their [min, max], a 50% interval, and read at the margin it named a side faster in
+    16% of A/A pairs of real runs, measurements/2026-12-07/analysis-margin), where independent
+    repeats' interval decides instead. Pairs from two or more sweeps are not one sample (a
+    session's phase moves all its pairs): each sweep gives one value and the interval is over
+    sweeps. The last two items: the pairs, and the sweeps they came from."""
     b_by_pair = {p: v for p, v in zip(b_ids, b, strict=True) if p is not None}
     matched = [(p, v / b_by_pair[p]) for p, v in zip(a_ids, a, strict=True) if p in b_by_pair]
     if len(matched) < 2:
@@ -88,6 +90,8 @@ def _paired(
         s = stats.sessions_ratio(ratios, sweeps)
     else:
         s = stats.paired_ratio(ratios, [1.0] * len(ratios))
+        if s.confidence < stats.CONFIDENCE:
+            return None
     return s.median, s.ci_low, s.ci_high, len(matched), len(set(sweeps))
 
 

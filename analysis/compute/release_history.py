@@ -16,12 +16,12 @@ these (one run a side decides nothing).
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 import pandas as pd
 
+from analysis.compute import outcome
 from twinbench import sequential, stats
 
 STEADY = "steady_step_s"
@@ -146,4 +146,4 @@ def neighbour_verdict(
     ratio, low, high = stats.ratio_ci(later, earlier)
     if low is None or high is None:
         return ratio, low, high, WORDS["undecided"]
-    return ratio, low, high, WORDS[sequential.classify(math.log(low), math.log(high), design)]
+    return ratio, low, high, WORDS.get(outcome.of_ratio(low, high, design), WORDS["undecided"])
