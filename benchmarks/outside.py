@@ -25,6 +25,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from benchmarks import pairs, rounds, turn_pairs
+from frameworks import allocator
 from models.catalog import model_config
 from twinbench import sequential
 
@@ -35,8 +36,16 @@ MODELS = list(SETTINGS["max_steps"])
 NO_VALIDATION = {m for m in MODELS if model_config(m).get("validate") is False}
 
 
-def outside_cmd(backend: str, model: str, cpus: int, epochs: int, max_steps: int | None):
-    """The command of the outside-code side, or None where there is no such script."""
+def outside_cmd(
+    backend: str,
+    model: str,
+    cpus: int,
+    epochs: int,
+    max_steps: int | None,
+    mode: str = allocator.DEFAULT,
+):
+    """The command of the outside-code side under glibc's allocator `mode`, or None where there
+    is no such script."""
     if backend == "torch" and model in SETTINGS["torch_scripts"]:
         script = [f"benchmarks.ports.{SETTINGS['torch_scripts'][model]}"]
     elif backend == "torch":
@@ -46,7 +55,7 @@ def outside_cmd(backend: str, model: str, cpus: int, epochs: int, max_steps: int
     else:
         return None
     cmd = [sys.executable, "-m", *script, "--cpus", str(cpus), "--epochs", str(epochs)]
-    return cmd + (["--max-steps", str(max_steps)] if max_steps else [])
+    return pairs.under_allocator(cmd + (["--max-steps", str(max_steps)] if max_steps else []), mode)
 
 
 def outside_sample(cmd: list[str]) -> pairs.Sample:
@@ -74,50 +83,48 @@ def main(argv: list[str] | None = None) -> int:
         f"twinbench / outside code, {rounds.compared(args.pairing, 'seconds per epoch')}; up to "
         f"{args.pairs} pairs per row ({args.pairing})"
         + ("" if args.pairing == "resident" else f", {args.epochs} epochs per process")
-        + f", cpus={args.cpus}",
+        + f", cpus={args.cpus}{rounds.allocator_words(args.allocator)}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
+    mode = args.allocator  # both sides alike
     for backend in args.backends:
         for model in args.models:
             steps = caps.get(model, caps.get("*")) or SETTINGS["max_steps"][model]
-            cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps)
+            cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps, mode)
+            extra = (*SETTINGS["twinbench_overrides"].get(model, ()),
+                     *pairs.allocator_overrides(mode))  # fmt: skip
             name = f"{backend:<11}{model:<{width}}"
             if cmd is None:
                 print(f"{name} no outside script (see benchmarks/outside.yaml)")
                 continue
             label = name + (f"({steps} steps) " if steps else "")
 
-            def ours(backend=backend, model=model, steps=steps):
+            def ours(backend=backend, model=model, steps=steps, extra=extra):
                 return pairs.twinbench(
                     backend, model, args.cpus, args.epochs, steps, model not in NO_VALIDATION,
-                    overrides=SETTINGS["twinbench_overrides"].get(model, ()),
+                    overrides=extra,
                 )  # fmt: skip
 
-            def in_turns(i: int, backend=backend, model=model, steps=steps, cmd=cmd):
+            def in_turns(i: int, backend=backend, model=model, steps=steps, cmd=cmd, extra=extra):
                 return turn_pairs.measure_pair(
-                    pairs.twinbench_overrides(
-                        backend, model, args.cpus, args.epochs, steps,
-                        SETTINGS["twinbench_overrides"].get(model, ()),
-                    ),
+                    pairs.twinbench_overrides(backend, model, args.cpus, args.epochs, steps, extra),
                     cmd, model not in NO_VALIDATION, twinbench_first=i % 2 == 0,
                     ticks=design.turn_ticks, gap_s=design.turn_gap_s,
                 )  # fmt: skip
 
-            def resident_unit(i: int, backend=backend, model=model):
+            def resident_unit(i: int, backend=backend, model=model, extra=extra):
                 return turn_pairs.measure_resident_pair(
-                    pairs.twinbench_overrides(
-                        backend, model, args.cpus, 1, None,
-                        SETTINGS["twinbench_overrides"].get(model, ()),
-                    ),
-                    lambda n: outside_cmd(backend, model, args.cpus, 1, n),
+                    pairs.twinbench_overrides(backend, model, args.cpus, 1, None, extra),
+                    lambda n: outside_cmd(backend, model, args.cpus, 1, n, mode),
                     twinbench_first=i % 2 == 0, design=blocks[model],
                 )  # fmt: skip
 
-            meta = {"backend": backend, "model": model, "max_steps": steps}
+            meta = {"backend": backend, "model": model, "max_steps": steps, "allocator": mode}
             together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
             if args.pairing == "resident":
-                meta = {"backend": backend, "model": model, **rounds.resident_meta(blocks[model])}
+                meta = {"backend": backend, "model": model, "allocator": mode,
+                        **rounds.resident_meta(blocks[model])}  # fmt: skip
                 label = name
             rows.append(
                 rounds.Row(

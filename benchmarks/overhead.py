@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 
 from benchmarks import pairs, rounds, turn_pairs
+from frameworks import allocator
 from models import catalog
 from twinbench import sequential
 
@@ -33,8 +34,11 @@ def bare_cmd(backend: str, model: str, cpus: int, steps: int, epochs: int) -> li
     ]  # fmt: skip
 
 
-def bare(backend: str, model: str, cpus: int, steps: int, epochs: int) -> pairs.Sample:
-    out, cpu_s = pairs.json_line_process(bare_cmd(backend, model, cpus, steps, epochs))
+def bare(
+    backend: str, model: str, cpus: int, steps: int, epochs: int, mode: str = allocator.DEFAULT
+) -> pairs.Sample:
+    cmd = pairs.under_allocator(bare_cmd(backend, model, cpus, steps, epochs), mode)
+    out, cpu_s = pairs.json_line_process(cmd)
     return pairs.Sample(pairs.steady(out["epoch_s"]), cpu_s, out["epoch_s"])
 
 
@@ -60,15 +64,19 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     print(
         f"twinbench / bare loop, {rounds.compared(args.pairing, 'training time per epoch')}; "
-        f"up to {args.pairs} pairs per row ({args.pairing}){shape}, cpus={args.cpus}",
+        f"up to {args.pairs} pairs per row ({args.pairing}){shape}, cpus={args.cpus}"
+        f"{rounds.allocator_words(args.allocator)}",
         flush=True,
     )
     rows, width = [], max(map(len, args.models)) + 1  # the model column fits imdb_transformer
+    mode = args.allocator  # both sides alike
     for backend in args.backends:
         for model in args.models:
             steps = caps.get(model, caps.get("*", 100))
+            extra = (*(NO_AUGMENTATION if model == "cifar10_cnn" else ()),
+                     *pairs.allocator_overrides(mode))  # fmt: skip
 
-            def ours(backend=backend, model=model, steps=steps):
+            def ours(backend=backend, model=model, steps=steps, extra=extra):
                 return pairs.twinbench(
                     backend,
                     model,
@@ -76,38 +84,39 @@ def main(argv: list[str] | None = None) -> int:
                     args.epochs,
                     steps,
                     validation=False,
-                    overrides=NO_AUGMENTATION if model == "cifar10_cnn" else (),
+                    overrides=extra,
                 )
 
             def theirs(backend=backend, model=model, steps=steps):
-                return bare(backend, model, args.cpus, steps, args.epochs)
+                return bare(backend, model, args.cpus, steps, args.epochs, mode)
 
-            def in_turns(i: int, backend=backend, model=model, steps=steps):
+            def in_turns(i: int, backend=backend, model=model, steps=steps, extra=extra):
                 return turn_pairs.measure_pair(
                     pairs.twinbench_overrides(
-                        backend, model, args.cpus, args.epochs, steps,
-                        NO_AUGMENTATION if model == "cifar10_cnn" else (),
+                        backend, model, args.cpus, args.epochs, steps, extra
                     ),
-                    bare_cmd(backend, model, args.cpus, steps, args.epochs),
+                    pairs.under_allocator(
+                        bare_cmd(backend, model, args.cpus, steps, args.epochs), mode
+                    ),
                     validation=False, twinbench_first=i % 2 == 0,
                     ticks=design.turn_ticks, gap_s=design.turn_gap_s,
                 )  # fmt: skip
 
-            def resident_unit(i: int, backend=backend, model=model):
+            def resident_unit(i: int, backend=backend, model=model, extra=extra):
                 return turn_pairs.measure_resident_pair(
-                    pairs.twinbench_overrides(
-                        backend, model, args.cpus, 1, None,
-                        NO_AUGMENTATION if model == "cifar10_cnn" else (),
+                    pairs.twinbench_overrides(backend, model, args.cpus, 1, None, extra),
+                    lambda n: pairs.under_allocator(
+                        bare_cmd(backend, model, args.cpus, n, 1), mode
                     ),
-                    lambda n: bare_cmd(backend, model, args.cpus, n, 1),
                     twinbench_first=i % 2 == 0, design=blocks[model],
                 )  # fmt: skip
 
-            meta = {"backend": backend, "model": model, "steps": steps}
+            meta = {"backend": backend, "model": model, "steps": steps, "allocator": mode}
             label = f"{backend:<11}{model:<{width}}({steps} steps) "
             together = {"turns": in_turns, "resident": resident_unit}.get(args.pairing)
             if args.pairing == "resident":
-                meta = {"backend": backend, "model": model, **rounds.resident_meta(blocks[model])}
+                meta = {"backend": backend, "model": model, "allocator": mode,
+                        **rounds.resident_meta(blocks[model])}  # fmt: skip
                 label = f"{backend:<11}{model:<{width}}"
             rows.append(rounds.Row(label, ours, theirs, meta, together, args.pairing))
     results = rounds.run_table(

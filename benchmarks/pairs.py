@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from frameworks import allocator
 from twinbench import sequential, stats
 from twinbench.launch.machine_lock import measurement_lock
 from twinbench.paths import REPO_ROOT
@@ -117,6 +118,22 @@ def twinbench_overrides(
         *([f"max_steps={max_steps}"] if max_steps else []),
         *overrides,
     ]
+
+
+def allocator_overrides(mode: str) -> tuple[str, ...]:
+    """twinbench's side of a row under glibc's allocator `mode` (frameworks/allocator.py): the
+    run's own setting; nothing for the default, so a default row runs as it always has."""
+    return () if mode == allocator.DEFAULT else (f"backend.allocator={mode}",)
+
+
+def under_allocator(cmd: list[str], mode: str) -> list[str]:
+    """The other side's command under the same allocator as twinbench's: `mode`'s variables set
+    by `env`, which execs the script, so the process timed is the script's own. A table
+    comparing two loops under `retain` leaves out each process' own page-fault state, which
+    moves a torch step by several percent either way between processes
+    (docs/findings/2026-12-07-bare-loop-allocator.md)."""
+    variables = allocator.environment(mode)
+    return ["env", *(f"{k}={v}" for k, v in variables.items()), *cmd] if variables else cmd
 
 
 def measurement_lock_key() -> str | None:

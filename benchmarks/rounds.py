@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.pairs import BACKENDS, Sample, interleave, line, summarise
+from frameworks import allocator
 from twinbench import sequential
 from twinbench.config.folders import ready_out_file
 from twinbench.config.spec import ConfigError
@@ -64,6 +65,14 @@ def arguments(
         metavar="K | MODEL=K",
         help="with --pairing resident: blocks a side per worker pair, K for every model, "
         "MODEL=K for one (default: resident_blocks of conf/decision/default.yaml)",
+    )
+    p.add_argument(
+        "--allocator",
+        choices=allocator.MODES,
+        default=allocator.DEFAULT,
+        help="glibc's allocator on BOTH sides of every row (frameworks/allocator.py): default "
+        "as it comes; retain keeps freed large blocks, so neither process' page-fault state "
+        "enters the ratio (docs/findings/2026-12-07-bare-loop-allocator.md)",
     )
     p.add_argument(
         "--budget-minutes",
@@ -129,6 +138,11 @@ def compared(pairing: str, per_epoch: str) -> str:
     if pairing == "resident":
         return "seconds per training step over resident worker pairs' blocks"
     return f"{per_epoch} after the first"
+
+
+def allocator_words(mode: str) -> str:
+    """The table's first line on its allocator, where it is not glibc's default."""
+    return "" if mode == allocator.DEFAULT else f", both sides under the {mode} allocator"
 
 
 def resident_meta(design: sequential.Design) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import outside, pairs
+from frameworks import allocator
 from twinbench import sequential
 
 
@@ -120,6 +121,8 @@ def cell(r: dict[str, Any] | None) -> str:
     length = f"{steps} steps" if steps else "full epochs"
     if r.get("pairing") == "resident":
         length = f"{r['resident_blocks']} blocks of {r['turn_ticks']} steps a side, per step"
+    if r.get("allocator", allocator.DEFAULT) != allocator.DEFAULT:  # files since 2026-12-07
+        length += f", both sides under the {r['allocator']} allocator"
     if r.get("pairing"):
         return decided_cell(r, length)
     verdict = r["verdict"].split(":")[0].split(" (")[0].split(",")[0]

@@ -366,6 +366,10 @@ def test_a_resident_row_counts_worker_pairs_and_says_its_design():
         {**result, **rounds.resident_meta(sequential.Design(resident_blocks=12, turn_ticks=5))}
     )
     assert shown.endswith("(2 resident worker pairs, 12 blocks of 5 steps a side, per step)")
+    retained = table.cell(
+        {**result, **rounds.resident_meta(sequential.Design()), "allocator": "retain"}
+    )
+    assert retained.endswith("a side, per step, both sides under the retain allocator)")
 
 
 def test_resident_tables_size_their_worker_pairs_per_model_and_refuse_blocks_without_them(
@@ -511,3 +515,53 @@ def test_a_tables_wait_for_another_run_is_spent_from_neither_a_row_nor_the_budge
     results = rounds.run_table([row], 4, 0.02, lambda s: None, lock=key)  # a 1.2 s budget
     holder.join(30)
     assert results[0]["pairs"] == 4 and not results[0]["trimmed"]
+
+
+# What glibc itself answers in the other side's process (frameworks/allocator.py's read-back).
+ASK_GLIBC = [sys.executable, "-c", "from frameworks import allocator as a; "
+             "print(a.large_block_mapped())"]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode, mapped", [("default", "True"), ("retain", "False")])
+def test_the_other_side_runs_under_the_allocator_twinbench_is_set_to(mode, mapped):
+    """A table under `retain` compares two loops with neither process' page-fault state in the
+    ratio: only if the script's process really runs under it, as glibc answers from inside it.
+    Under the default the command is the one the tables always ran, and twinbench gets no
+    override."""
+    cmd = pairs.under_allocator(ASK_GLIBC, mode)
+    out = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == mapped
+    assert (cmd == ASK_GLIBC) == (mode == "default")
+    expected = () if mode == "default" else (f"backend.allocator={mode}",)
+    assert pairs.allocator_overrides(mode) == expected
+
+
+@pytest.mark.parametrize("table_main", ["outside", "overhead"])
+def test_allocator_reaches_both_sides_of_every_row_and_the_rows_file(table_main, monkeypatch):
+    from benchmarks import overhead, turn_pairs
+    from frameworks import allocator
+
+    main = {"outside": outside.main, "overhead": overhead.main}[table_main]
+    units: list[tuple[list[str], list[str]]] = []
+
+    def resident_pair(overrides, script_cmd, twinbench_first, design):
+        units.append((overrides, script_cmd(7)))
+        return pairs.Sample(0.009, 0.009), pairs.Sample(0.010, 0.010)
+
+    rows: list[rounds.Row] = []
+
+    def run_table(found, *args, **kwargs):
+        rows.extend(found)
+        return [found[0].in_turns(0)]
+
+    monkeypatch.setattr(turn_pairs, "measure_resident_pair", resident_pair)
+    monkeypatch.setattr(rounds, "run_table", run_table)
+    monkeypatch.setattr(rounds, "write_out", lambda *a: None)
+    main(["--pairing", "resident", "--models", "mlp", "--backends", "torch",
+          "--allocator", "retain"])  # fmt: skip
+    ((overrides, script),) = units
+    assert "backend.allocator=retain" in overrides
+    assert script[0] == "env" and set(script[1:3]) == {
+        f"{k}={v}" for k, v in allocator.environment("retain").items()
+    }
+    assert rows[0].meta["allocator"] == "retain"
