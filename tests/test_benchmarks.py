@@ -536,30 +536,53 @@ def test_the_other_side_runs_under_the_allocator_twinbench_is_set_to(mode, mappe
     assert pairs.allocator_overrides(mode) == expected
 
 
+@pytest.mark.parametrize("pairing", ["resident", "turns", "sequential"])
 @pytest.mark.parametrize("table_main", ["outside", "overhead"])
-def test_allocator_reaches_both_sides_of_every_row_and_the_rows_file(table_main, monkeypatch):
+def test_allocator_reaches_both_sides_of_every_row_and_the_rows_file(
+    table_main, pairing, monkeypatch
+):
+    """Every pairing builds both sides' commands in its own closure: each must carry the mode."""
     from benchmarks import overhead, turn_pairs
     from frameworks import allocator
 
     main = {"outside": outside.main, "overhead": overhead.main}[table_main]
-    units: list[tuple[list[str], list[str]]] = []
+    sides: list[tuple[list[str], list[str]]] = []  # (twinbench's overrides, the script's command)
+    sample = pairs.Sample(0.01, 0.01, [0.01, 0.01])
 
     def resident_pair(overrides, script_cmd, twinbench_first, design):
-        units.append((overrides, script_cmd(7)))
-        return pairs.Sample(0.009, 0.009), pairs.Sample(0.010, 0.010)
+        sides.append((overrides, script_cmd(7)))
+        return sample, sample
 
+    def pair_in_turns(overrides, cmd, *args, **kwargs):
+        sides.append((overrides, cmd))
+        return sample, sample
+
+    ours: list[list[str]] = []
+    monkeypatch.setattr(turn_pairs, "measure_resident_pair", resident_pair)
+    monkeypatch.setattr(turn_pairs, "measure_pair", pair_in_turns)
+    monkeypatch.setattr(pairs, "twinbench", lambda *a, overrides=(), **k: ours.append(overrides))
+
+    def script_alone(cmd):  # pairs.json_line_process: the script's JSON line and CPU seconds
+        sides.append((ours[-1], cmd))
+        return {"epoch_s": [1.0, 1.0]}, 1.0
+
+    monkeypatch.setattr(pairs, "json_line_process", script_alone)
     rows: list[rounds.Row] = []
 
     def run_table(found, *args, **kwargs):
         rows.extend(found)
-        return [found[0].in_turns(0)]
+        if found[0].in_turns is not None:
+            found[0].in_turns(0)
+        else:  # sequential: each side alone, twinbench's first
+            found[0].a()
+            found[0].b()
+        return []
 
-    monkeypatch.setattr(turn_pairs, "measure_resident_pair", resident_pair)
     monkeypatch.setattr(rounds, "run_table", run_table)
     monkeypatch.setattr(rounds, "write_out", lambda *a: None)
-    main(["--pairing", "resident", "--models", "mlp", "--backends", "torch",
+    main(["--pairing", pairing, "--models", "mlp", "--backends", "torch",
           "--allocator", "retain"])  # fmt: skip
-    ((overrides, script),) = units
+    ((overrides, script),) = sides
     assert "backend.allocator=retain" in overrides
     assert script[0] == "env" and set(script[1:3]) == {
         f"{k}={v}" for k, v in allocator.environment("retain").items()
