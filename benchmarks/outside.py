@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             steps = caps.get(model, caps.get("*")) or SETTINGS["max_steps"][model]
             cmd = outside_cmd(backend, model, args.cpus, args.epochs, steps, mode)
             extra = (*SETTINGS["twinbench_overrides"].get(model, ()),
-                     *pairs.allocator_overrides(mode))  # fmt: skip
+                     *allocator.overrides(mode))  # fmt: skip
             name = f"{backend:<11}{model:<{width}}"
             if cmd is None:
                 print(f"{name} no outside script (see benchmarks/outside.yaml)")

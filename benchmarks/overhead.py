@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         for model in args.models:
             steps = caps.get(model, caps.get("*", 100))
             extra = (*(NO_AUGMENTATION if model == "cifar10_cnn" else ()),
-                     *pairs.allocator_overrides(mode))  # fmt: skip
+                     *allocator.overrides(mode))  # fmt: skip
 
             def ours(backend=backend, model=model, steps=steps, extra=extra):
                 return pairs.twinbench(

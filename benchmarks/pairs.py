@@ -120,12 +120,6 @@ def twinbench_overrides(
     ]
 
 
-def allocator_overrides(mode: str) -> tuple[str, ...]:
-    """twinbench's side of a row under glibc's allocator `mode` (frameworks/allocator.py): the
-    run's own setting; nothing for the default, so a default row runs as it always has."""
-    return () if mode == allocator.DEFAULT else (f"backend.allocator={mode}",)
-
-
 def under_allocator(cmd: list[str], mode: str) -> list[str]:
     """The other side's command under the same allocator as twinbench's: `mode`'s variables set
     by `env`, which execs the script, so the process timed is the script's own. A table

@@ -64,6 +64,13 @@ def refusal(mode: str | None) -> str | None:
     return None
 
 
+def overrides(mode: str) -> tuple[str, ...]:
+    """A twinbench run's setting for `mode`, as command-line overrides: nothing for the default,
+    so a run under it reads as it always has (the speed tables' twinbench side, and both halves
+    of an A/A pair of twinbench aa and calibrate)."""
+    return () if mode == DEFAULT else (f"backend.allocator={mode}",)
+
+
 def environment(mode: str | None) -> dict[str, str]:
     """The variables glibc reads at the worker's start for `mode` (null: the default)."""
     return dict(VARIABLES[mode or DEFAULT])

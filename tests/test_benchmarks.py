@@ -533,7 +533,9 @@ def test_the_other_side_runs_under_the_allocator_twinbench_is_set_to(mode, mappe
     assert out.stdout.strip() == mapped
     assert (cmd == ASK_GLIBC) == (mode == "default")
     expected = () if mode == "default" else (f"backend.allocator={mode}",)
-    assert pairs.allocator_overrides(mode) == expected
+    from frameworks import allocator
+
+    assert allocator.overrides(mode) == expected
 
 
 @pytest.mark.parametrize("pairing", ["resident", "turns", "sequential"])

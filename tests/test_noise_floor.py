@@ -81,7 +81,9 @@ def test_calibration_alternates_which_half_starts_first_as_the_deciding_sweep_do
         ]
 
     monkeypatch.setattr(together, "run_together", in_turns)
-    args = argparse.Namespace(backend="torch", model="mlp", epochs=2, cpus=1, max_steps=5)
+    args = argparse.Namespace(
+        backend="torch", model="mlp", epochs=2, cpus=1, max_steps=5, allocator="default"
+    )
     ratios = []
     for i in range(4):
         a, b = calibrate.pair_in_turns(args, tmp_path, DESIGN, i)
@@ -141,3 +143,50 @@ def test_a_decided_series_states_the_floor_its_own_pairs_show(monkeypatch, tmp_p
     fresh = decide.Series("cpus=2", design, 4, floor="noise floor: not calibrated")
     decide_sweep.floor_from_pairs(fresh, ("AMD EPYC x2", "w"), design)
     assert fresh.floor == "noise floor: not calibrated"
+
+
+def test_a_floor_under_the_retain_allocator_is_cached_and_looked_up_apart_from_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under `retain` a torch unit spread 0.018 where the default's spread 0.104: a floor
+    calibrated under one allocator must not be read as the other's. The default's key is the one
+    floors were always cached under, so existing caches stay found."""
+    from types import SimpleNamespace
+
+    from hydra import compose, initialize_config_dir
+
+    from twinbench.cli import calibrate
+    from twinbench.launch import decide_sweep
+    from twinbench.paths import CONF_DIR
+    from twinbench.sequential import load_design
+
+    default = noise.workload_key("mlp", 2, None, 1, "resident")
+    assert default == "mlp-e2-sNone-cpus1-resident"
+    assert noise.workload_key("mlp", 2, None, 1, "resident", "default") == default
+    retain = noise.workload_key("mlp", 2, None, 1, "resident", "retain")
+    assert retain != default
+    cached: list[str] = []
+
+    def stop(_fingerprint, workload, *_args, **_kw):
+        cached.append(workload)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(noise, "calibrate", stop)
+    for mode in ("retain", "default"):
+        with pytest.raises(SystemExit):
+            calibrate.main(["--cpus", "1", "--pairing", "resident", "--allocator", mode,
+                            "--cache-dir", str(tmp_path)])  # fmt: skip
+    assert cached[0] == f"{cached[1]}-malloc-retain"  # the same workload, its own floor
+    design = load_design(pairing="resident")  # as calibrate loads it
+
+    def load(_config, job):  # the deciding sweep's composition of one job
+        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+            return compose("config", overrides=job)
+
+    sweeper = SimpleNamespace(
+        config=None, hydra_context=SimpleNamespace(config_loader=SimpleNamespace(
+            load_sweep_config=load))
+    )  # fmt: skip
+    job = ["backend=torch", "model=mlp", "cpus=1", "backend.allocator=retain"]
+    (_, looked_up) = decide_sweep.floor_target(sweeper, job, design)
+    assert looked_up == cached[0]

@@ -2,6 +2,7 @@
 
     twinbench aa --sequences 40 --out aa.json                  # resident, mlp, every core
     twinbench aa --backend torch --cpus 1 --sequences 40 --budget-s 165 --out aa-cpus1.json
+    twinbench aa --allocator retain --sequences 40 --out aa-retain.json   # both halves retain
 
 Each sequence is one deciding series as a comparison runs it (twinbench/launch/decide.py): the
 same configuration on both sides, unit after unit until the confidence sequence decides or the
@@ -137,9 +138,10 @@ def run(args: argparse.Namespace) -> int:
         load_design(pairing=args.pairing), max_seconds=args.budget_s, total_seconds=None
     )
     about = {"backend": args.backend, "model": args.model, "cpus": args.cpus}
+    about |= {"allocator": args.allocator}  # its sequences and another allocator's do not mix
     print(
         f"aa: {args.backend} {args.model} against itself, {args.sequences} sequences of "
-        f"{design.described()['name']}, {args.budget_s:g} s each",
+        f"{design.described()['name']}, {args.budget_s:g} s each, {args.allocator} allocator",
         flush=True,
     )
     done = resumed(args.out, design, about) if args.resume else []

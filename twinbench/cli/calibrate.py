@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from frameworks import registry
+from frameworks import allocator, registry
 from twinbench.config.checks import check_run_options, check_writable_dir, fail
 from twinbench.config.spec import ConfigError, group_choices
 from twinbench.launch import decide, lifeline, resident
@@ -58,6 +58,11 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pairing", choices=PAIRINGS, help="how a pair shares the machine (default: the design's)"
     )
+    parser.add_argument(
+        "--allocator", choices=allocator.MODES, default=allocator.DEFAULT,
+        help="glibc's allocator for both halves (backend.allocator; default: glibc's own). A "
+        "floor under retain is cached apart from the default's",
+    )  # fmt: skip
 
 
 def run_overrides(args: argparse.Namespace) -> list[str]:
@@ -66,6 +71,7 @@ def run_overrides(args: argparse.Namespace) -> list[str]:
     out += ["quiet=true", "force=true", "measure.peak_probe=false"]
     # `is not None`: `--cpus 0` must reach the checks, not calibrate every core under "cpus2"
     out += [f"cpus={args.cpus}"] if args.cpus is not None else []
+    out += allocator.overrides(args.allocator)
     return out + ([f"max_steps={args.max_steps}"] if args.max_steps is not None else [])
 
 
@@ -210,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     # A resident unit's length is the design's, not --epochs/--max-steps: keyed as the sweep
     # looks it up (the reference backends tick once a step).
     epochs, steps = resident.floor_length(design, args.epochs, args.max_steps)
-    workload = noise.workload_key(args.model, epochs, steps, cores, design.pairing)
+    workload = noise.workload_key(args.model, epochs, steps, cores, design.pairing, args.allocator)
     fingerprint = environment.describe()["fingerprint"]
     how = design.described()["name"]
     print(

@@ -125,7 +125,8 @@ def floor_target(sweeper: Any, job: list[str], design: Design) -> tuple[str, str
     epochs, steps = resident.floor_length(
         design, epochs, OmegaConf.select(cfg, "max_steps"), per_tick
     )
-    workload = noise.workload_key(model, epochs, steps, cores, design.pairing)
+    malloc = OmegaConf.select(cfg, "backend.allocator")  # the series' first backend's
+    workload = noise.workload_key(model, epochs, steps, cores, design.pairing, malloc)
     return environment.describe()["fingerprint"], workload
 
 

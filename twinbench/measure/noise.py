@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from frameworks import allocator
 from twinbench.sequential import Design, half_widths
 
 CACHE_VERSION = 1
@@ -45,12 +46,21 @@ def default_cache_dir() -> Path:
 
 
 def workload_key(
-    model: str, epochs: Any, max_steps: Any, cores: int, pairing: str = "sequential"
+    model: str,
+    epochs: Any,
+    max_steps: Any,
+    cores: int,
+    pairing: str = "sequential",
+    malloc: str | None = allocator.DEFAULT,
 ) -> str:
-    """What the floor depends on besides the machine: the work per run, its cores, and how a
-    pair's runs share the machine (pairs that take turns have a floor of their own)."""
+    """What the floor depends on besides the machine: the work per run, its cores, how a pair's
+    runs share the machine (pairs that take turns have a floor of their own), and glibc's
+    allocator (backend.allocator): under `retain` a torch unit spread 0.018 where the default's
+    spread 0.104 (docs/findings/2026-12-07-bare-loop-allocator.md), so one floor cannot stand for
+    both. The default's keys are the ones floors were always cached under."""
     key = f"{model}-e{epochs}-s{max_steps}-cpus{cores}"
-    return key if pairing == "sequential" else f"{key}-{pairing}"
+    key = key if pairing == "sequential" else f"{key}-{pairing}"
+    return key if malloc in (None, allocator.DEFAULT) else f"{key}-malloc-{malloc}"
 
 
 def cache_file(cache_dir: Path, fingerprint: str, workload: str) -> Path:
