@@ -245,6 +245,10 @@ def test_bf16_evidence_reads_the_isa_of_each_product_kernel():
     native = bf16_evidence.verdict("bfloat16", amx, {})
     assert native["bf16_units_ran"] and native["flag"] is None
     assert list(native["per_op"]) == ["matmul"]  # reorders are not products
+    # oneDNN 3.x names its AMX kernels by AVX10 (an Intel host with AMX, 2026-12-07).
+    for op, seen in (("matmul", "brg_matmul:avx10_1_512_amx"),
+                     ("convolution", "brg_conv_fwd:avx10_1_512_amx")):  # fmt: skip
+        assert bf16_evidence.verdict("bfloat16", {f"{op} {seen}": 2}, {})["bf16_units_ran"]
     # Mutation: the same matmul on a plain AVX-512 kernel is flagged as converted.
     plain = bf16_evidence.verdict("bfloat16", {"matmul brg_matmul:avx512_core": 3}, {})
     assert "converted around float32" in plain["flag"]
