@@ -26,20 +26,20 @@ def describe(path: str) -> str:
     holds = sum(d["ratio_low"] <= 1 <= d["ratio_high"] for d in decisions)
     ratios = [d["ratio"] for d in decisions]
     resolved = [d["resolvable_margin"] for d in decisions if d.get("resolvable_margin")]
-    return "\n".join(
-        [
-            f"{path}: {body['backend']} {body['model']} cpus={body['cpus']} "
-            f"allocator={body.get('allocator', 'default')}",
-            f"  sequences {body['sequences']}, outcomes {body['outcomes']}, false decisions "
-            f"{body['false_decisions']} (95% upper bound {body['false_decision_upper_95']:.1%})",
-            f"  pairs a sequence {min(pairs)}-{max(pairs)} (median {statistics.median(pairs):g}); "
-            f"seconds {min(seconds):.0f}-{max(seconds):.0f} (median {statistics.median(seconds):.0f})",
-            f"  unit spread (sd of log ratio) {min(sds):.3f}-{max(sds):.3f} "
-            f"(median {statistics.median(sds):.3f})",
-            f"  ratios {min(ratios):.3f}-{max(ratios):.3f}; intervals holding 1: {holds} of "
-            f"{len(decisions)}; margins resolved {min(resolved):.1%}-{max(resolved):.1%}",
-        ]
-    )
+    lines = [
+        f"{path}: {body['backend']} {body['model']} cpus={body['cpus']} "
+        f"allocator={body.get('allocator', 'default')}",
+        f"  sequences {body['sequences']}, outcomes {body['outcomes']}, false decisions "
+        f"{body['false_decisions']} (95% upper bound {body['false_decision_upper_95']:.1%})",
+        f"  pairs a sequence {min(pairs)}-{max(pairs)} (median {statistics.median(pairs):g}); "
+        f"seconds {min(seconds):.0f}-{max(seconds):.0f} "
+        f"(median {statistics.median(seconds):.0f})",
+        f"  unit spread (sd of log ratio) {min(sds):.3f}-{max(sds):.3f} "
+        f"(median {statistics.median(sds):.3f})",
+        f"  ratios {min(ratios):.3f}-{max(ratios):.3f}; intervals holding 1: {holds} of "
+        f"{len(decisions)}; margins resolved {min(resolved):.1%}-{max(resolved):.1%}",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
