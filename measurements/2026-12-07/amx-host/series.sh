@@ -13,3 +13,9 @@ for i in 2 3 4 5; do
   echo "$i rc $? $(date -u +%H:%M:%S)" >> $S/times.txt
 done
 for i in 1 2 3 4 5; do cp results/amx-compare-$i/decisions.json $S/decisions-compare-$i.json; done
+# Then (00:38-00:43 UTC, the same checkout moved to 1039ffc, nothing else running) three runs
+# with glibc's allocator set to retain on both sides: compare-retain-*.log, decisions beside them.
+for i in 1 2 3; do
+  .venv/bin/python run.py +experiment=compare backend.allocator=retain \
+    hydra.sweep.dir=results/amx-compare-retain-$i > $S/compare-retain-$i.log 2>&1
+done
