@@ -6,13 +6,10 @@ On CPUs with bfloat16 units torch's bfloat16 step of imdb_transformer was slower
 float32 one (0.84x on the AMD AVX-512 host, 0.63-0.67x with AMX on an Intel host), all of it in
 its attention layer. This builds the model as a run does (conf/model/<name>.yaml, the backend's
 builder) with `attention` fused and then explicit, takes its first attention layer in training
-mode, and times it at the run's shapes:
-
-- `layer`: the whole layer (projections and attention), with the layer's own attention dropout,
-  which decides the kernel F.scaled_dot_product_attention picks (frameworks/attention_probe.py
-  asks torch's dispatcher the same question, and names the kernel here);
-- `attention`: the scaled-dot-product part alone (fused: the one call; explicit: scores,
-  softmax, dropout, A V), on the layer's queries, keys and values.
+mode with its own attention dropout (which decides the kernel F.scaled_dot_product_attention
+picks: frameworks/attention_probe.py asks torch's dispatcher, and the kernel is named here), and
+times the layer forward and backward at the run's shapes. The fused and explicit layers differ
+only in how they attend, so the difference between their rows is the attention kernel's.
 
     python -m benchmarks.diagnostics.attention_bf16 [--models imdb_transformer gpt] [--reps 30]
 
@@ -57,31 +54,6 @@ def attention_layer(model: str, kernel: str) -> tuple[Any, Any, str]:
     return layer, x, str(ran.get("kernel"))
 
 
-def attention_only(layer: Any) -> Callable[[Any], Any]:
-    """The layer's scaled-dot-product part, as its forward runs it, on its own Q, K, V."""
-    import torch
-
-    def run(x: Any) -> Any:
-        b, t, _ = x.shape
-        with torch.no_grad():
-            q, k, v = (
-                p(x).view(b, t, *layer.shape).transpose(1, 2).detach().requires_grad_()
-                for p in (layer.query, layer.key, layer.value)
-            )
-        if layer.kernel == attention_probe.FUSED:
-            return torch.nn.functional.scaled_dot_product_attention(
-                q, k, v, dropout_p=layer.attention_dropout.p, is_causal=layer.causal,
-                scale=layer.scale,
-            )  # fmt: skip
-        scores = (q @ k.transpose(-2, -1)) * layer.scale
-        if layer.causal:
-            mask = torch.ones(t, t, dtype=torch.bool).tril()
-            scores = scores.masked_fill(~mask, float("-inf"))
-        return layer.attention_dropout(scores.softmax(dim=-1)) @ v
-
-    return run
-
-
 def median_ms(run: Callable[[Any], Any], x: Any, precision: str, reps: int) -> float:
     """Median ms of `run(x)` forward and backward, under autocast for bfloat16."""
     import torch
@@ -107,15 +79,13 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)  # the matrix's runs had one core
     print(f"torch {torch.__version__}, 1 thread; forward + backward, median of {args.reps}")
-    print("| model | attention | kernel | part | fp32 ms | bf16 ms | bf16 speed-up |")
-    print("|---|---|---|---|---:|---:|---:|")
+    print("| model | attention | kernel | fp32 ms | bf16 ms | bf16 speed-up |")
+    print("|---|---|---|---:|---:|---:|")
     for model in args.models:
         for kernel in KERNELS:
             layer, x, ran = attention_layer(model, kernel)
-            for part, run in (("layer", layer), ("attention", attention_only(layer))):
-                fp32, bf16 = (median_ms(run, x, p, args.reps) for p in PRECISIONS)
-                row = f"| {model} | {kernel} | {ran} | {part} | {fp32:.2f} | {bf16:.2f} |"
-                print(f"{row} {fp32 / bf16:.2f}x |")
+            fp32, bf16 = (median_ms(layer, x, p, args.reps) for p in PRECISIONS)
+            print(f"| {model} | {kernel} | {ran} | {fp32:.2f} | {bf16:.2f} | {fp32 / bf16:.2f}x |")
     return 0
 
 
